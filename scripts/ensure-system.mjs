@@ -1,0 +1,30 @@
+#!/usr/bin/env node
+// Makes sure the system packages Sift's tests and browser features need are present: Debian's Chromium (rendering,
+// screenshots) and tesseract (OCR). As root it installs what is missing with apt-get; otherwise it says exactly what
+// to install. PostgreSQL for the server-backed tests is handled by scripts/postgres.mjs.
+import { execFileSync, spawnSync } from "node:child_process"
+import { existsSync } from "node:fs"
+
+const needs = [
+  { name: "Chromium", pkg: "chromium", present: () => ["/usr/lib/chromium/chromium", "/usr/bin/chromium"].some(existsSync) },
+  { name: "tesseract", pkg: "tesseract-ocr", present: () => spawnSync("tesseract", ["--version"], { stdio: "ignore" }).status === 0 }
+]
+
+const missing = needs.filter((need) => !need.present())
+if (missing.length === 0) process.exit(0)
+
+const pkgs = missing.map((need) => need.pkg)
+const isRoot = typeof process.getuid === "function" && process.getuid() === 0
+const hasApt = spawnSync("apt-get", ["--version"], { stdio: "ignore" }).status === 0
+if (!isRoot || !hasApt) {
+  console.error(
+    `Sift needs these system packages: ${pkgs.join(" ")}.\n` +
+      `Install them (Debian/Ubuntu): sudo apt-get install -y ${pkgs.join(" ")}\n` +
+      "Tests that need them are skipped until then."
+  )
+  process.exit(0)
+}
+console.error(`Installing ${pkgs.join(", ")} with apt-get ...`)
+const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" }
+execFileSync("apt-get", ["update", "-qq"], { stdio: ["ignore", "ignore", "inherit"], env })
+execFileSync("apt-get", ["install", "-y", "-qq", ...pkgs], { stdio: ["ignore", "ignore", "inherit"], env })

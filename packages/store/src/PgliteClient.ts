@@ -1,0 +1,174 @@
+/**
+ * An `@effect/sql` client over embedded PGlite. It compiles statements with `@effect/sql-pg`'s compiler, so the `sql`
+ * template behaves exactly as on PostgreSQL, and guards the single PGlite session with a one-permit semaphore: a
+ * statement holds the permit while it runs, a transaction holds it from `BEGIN` to `COMMIT`, so a query from another
+ * fiber (or from pg-boss) can never land inside someone else's open transaction.
+ *
+ * @since 0.1.0
+ */
+import * as Reactivity from "@effect/experimental/Reactivity"
+import { PGlite } from "@electric-sql/pglite"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type { Connection } from "@effect/sql/SqlConnection"
+import { SqlError } from "@effect/sql/SqlError"
+import * as Statement from "@effect/sql/Statement"
+import { makeCompiler } from "@effect/sql-pg/PgClient"
+import { Context, Effect, Layer, Scope, Stream } from "effect"
+import * as DataDirLock from "./DataDirLock.js"
+
+/** The rows of one statement as PGlite and node-postgres both return them. */
+export interface RawResult {
+  readonly rows: ReadonlyArray<any>
+}
+
+/**
+ * A `SqlClient` backed by PGlite, plus the raw session for tools that bring their own SQL (pg-boss).
+ *
+ * @category models
+ */
+export interface PgliteClient extends SqlClient.SqlClient {
+  /** The PGlite instance; use `exclusive` or `executeSql` rather than querying it directly. */
+  readonly pglite: PGlite
+  /** Runs an effect while holding the session: no statement or transaction of another fiber runs meanwhile. */
+  readonly exclusive: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  /**
+   * Runs raw SQL outside any transaction, waiting for the session like any statement. Without values the text may hold
+   * several statements (simple protocol, as node-postgres does); the last statement's rows are returned.
+   */
+  readonly executeSql: (text: string, values?: ReadonlyArray<unknown>) => Effect.Effect<RawResult, SqlError>
+}
+
+/** @category tags */
+export const PgliteClient = Context.GenericTag<PgliteClient>("@sift/store/PgliteClient")
+
+/**
+ * Options for opening PGlite. `dataDir` is a directory path, or `memory://` for a throw-away database.
+ *
+ * @category models
+ */
+export interface PgliteClientConfig {
+  readonly dataDir: string
+  /** The directory whose lockfile guards the database; defaults to `dataDir`. Ignored for `memory://`. */
+  readonly lockDir?: string | undefined
+  /** Written into the lockfile so other processes know who owns the directory. */
+  readonly lockInfo?: DataDirLock.LockInfo | undefined
+  readonly transformResultNames?: ((str: string) => string) | undefined
+  readonly transformQueryNames?: ((str: string) => string) | undefined
+  readonly spanAttributes?: Record<string, unknown> | undefined
+}
+
+const INT8 = 20
+const BYTEA = 17
+
+// node-postgres returns int8 as a string and bytea as a Buffer; PGlite's defaults differ (number or bigint, plain
+// Uint8Array). Matching node-postgres keeps query results identical on both backends.
+const parsers = {
+  [INT8]: (value: string) => value,
+  [BYTEA]: (value: string) => Buffer.from(value.slice(2), "hex")
+}
+
+/** True when the data dir names an in-memory database rather than a directory. */
+export const isMemory = (dataDir: string): boolean => dataDir === "" || dataDir.startsWith("memory://")
+
+const toSqlError = (message: string) => (cause: unknown) => new SqlError({ cause, message })
+
+const lastRows = (results: ReadonlyArray<RawResult>): RawResult => results[results.length - 1] ?? { rows: [] }
+
+/**
+ * Opens PGlite (taking the data-dir lock first for an on-disk database) and builds the client; PGlite closes, and the
+ * lock is released, when the scope closes.
+ *
+ * @category constructors
+ */
+export const make = (
+  config: PgliteClientConfig
+): Effect.Effect<PgliteClient, SqlError | DataDirLock.DataDirLocked, Scope.Scope | Reactivity.Reactivity> =>
+  Effect.gen(function*() {
+    if (!isMemory(config.dataDir)) {
+      yield* DataDirLock.acquire(config.lockDir ?? config.dataDir, config.lockInfo ?? {})
+    }
+    const pglite = yield* Effect.acquireRelease(
+      Effect.tryPromise({
+        try: () => PGlite.create(isMemory(config.dataDir) ? "memory://" : config.dataDir, { parsers }),
+        catch: toSqlError("PgliteClient: failed to open the database")
+      }),
+      (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
+    )
+    const semaphore = yield* Effect.makeSemaphore(1)
+
+    const compiler = makeCompiler(config.transformQueryNames)
+    const transformRows = config.transformResultNames
+      ? Statement.defaultTransforms(config.transformResultNames).array
+      : undefined
+
+    const run = (sql: string, params: ReadonlyArray<unknown>) =>
+      params.length === 0
+        // Without parameters use the simple protocol, like node-postgres: it accepts several statements.
+        ? Effect.tryPromise({
+          try: () => pglite.exec(sql),
+          catch: toSqlError("Failed to execute statement")
+        }).pipe(Effect.map((results) => results.length > 1 ? results.map((r) => r.rows) : lastRows(results).rows))
+        : Effect.tryPromise({
+          try: () => pglite.query(sql, params as Array<unknown>),
+          catch: toSqlError("Failed to execute statement")
+        }).pipe(Effect.map((result) => result.rows))
+
+    const runRaw = (sql: string, params: ReadonlyArray<unknown>) =>
+      Effect.tryPromise({
+        try: async (): Promise<RawResult> =>
+          params.length === 0 ? lastRows(await pglite.exec(sql)) : await pglite.query(sql, params as Array<unknown>),
+        catch: toSqlError("Failed to execute statement")
+      })
+
+    const connection: Connection = {
+      execute: (sql, params, transform) =>
+        transform ? Effect.map(run(sql, params), transform) : run(sql, params),
+      executeRaw: runRaw,
+      executeValues: (sql, params) =>
+        Effect.tryPromise({
+          try: () => pglite.query<Array<unknown>>(sql, params as Array<unknown>, { rowMode: "array" }),
+          catch: toSqlError("Failed to execute statement")
+        }).pipe(Effect.map((result) => result.rows)),
+      executeUnprepared: (sql, params, transform) =>
+        transform ? Effect.map(run(sql, params), transform) : run(sql, params),
+      // PGlite holds the whole result in memory anyway; a stream over it keeps the interface complete.
+      executeStream: (sql, params, transform) =>
+        Stream.fromIterableEffect(transform ? Effect.map(run(sql, params), transform) : run(sql, params))
+    }
+
+    // The permit is held for the acquirer's scope: one statement, or a whole transaction.
+    const acquirer = Effect.acquireRelease(semaphore.take(1), () => semaphore.release(1)).pipe(
+      Effect.as(connection)
+    )
+
+    const client = yield* SqlClient.make({
+      acquirer,
+      compiler,
+      spanAttributes: [
+        ...(config.spanAttributes ? Object.entries(config.spanAttributes) : []),
+        ["db.system.name", "postgresql"],
+        ["db.namespace", isMemory(config.dataDir) ? "memory" : config.dataDir]
+      ],
+      transformRows
+    })
+
+    const exclusive = semaphore.withPermits(1)
+    return Object.assign(client, {
+      pglite,
+      exclusive,
+      executeSql: (text: string, values: ReadonlyArray<unknown> = []) => exclusive(runRaw(text, values))
+    }) as PgliteClient
+  })
+
+/**
+ * A layer providing both `PgliteClient` and `SqlClient.SqlClient`.
+ *
+ * @category layers
+ */
+export const layer = (
+  config: PgliteClientConfig
+): Layer.Layer<PgliteClient | SqlClient.SqlClient, SqlError | DataDirLock.DataDirLocked> =>
+  Layer.scopedContext(
+    Effect.map(make(config), (client) =>
+      Context.make(PgliteClient, client).pipe(Context.add(SqlClient.SqlClient, client)))
+  ).pipe(Layer.provide(Reactivity.layer))

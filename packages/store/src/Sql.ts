@@ -1,0 +1,124 @@
+/**
+ * The one SQL client of Sift: embedded PGlite in a data directory by default, a real PostgreSQL when `DATABASE_URL`
+ * is set. Both provide `SqlClient.SqlClient` (same dialect, same queries) and `Database`, which says which backend runs
+ * and gives raw access for tools that bring their own SQL (pg-boss).
+ *
+ * @since 0.1.0
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import { Config, type ConfigError, Context, Effect, Layer, Option, Redacted } from "effect"
+import * as path from "node:path"
+import type * as DataDirLock from "./DataDirLock.js"
+import * as PgliteClient from "./PgliteClient.js"
+
+/** Which engine backs the store. */
+export type Backend = "pglite" | "postgres"
+
+/**
+ * The running backend and raw access to it.
+ *
+ * @category models
+ */
+export interface DatabaseShape {
+  readonly backend: Backend
+  /** PostgreSQL only: the connection string, for tools that open their own pool (pg-boss). */
+  readonly url: Option.Option<Redacted.Redacted>
+  /** Raw SQL outside any transaction (on PGlite it waits for the single session); several statements without values. */
+  readonly executeSql: (
+    text: string,
+    values?: ReadonlyArray<unknown>
+  ) => Effect.Effect<PgliteClient.RawResult, SqlError>
+}
+
+/** @category tags */
+export class Database extends Context.Tag("@sift/store/Database")<Database, DatabaseShape>() {}
+
+/** The sub-directory of the data directory that holds PGlite's files. */
+export const pgdataDir = "pgdata"
+
+/**
+ * Options for the embedded backend: `dir` is the Sift data directory (the database lives in `<dir>/pgdata`, the lock in
+ * `<dir>/sift.lock`), or `memory://` for a throw-away database.
+ *
+ * @category models
+ */
+export interface PgliteOptions {
+  readonly dir: string
+  readonly lockInfo?: DataDirLock.LockInfo | undefined
+}
+
+/**
+ * Embedded PGlite in a data directory.
+ *
+ * @category layers
+ */
+export const layerPglite = (
+  options: PgliteOptions
+): Layer.Layer<SqlClient.SqlClient | PgliteClient.PgliteClient | Database, SqlError | DataDirLock.DataDirLocked> => {
+  const memory = PgliteClient.isMemory(options.dir)
+  const client = PgliteClient.layer({
+    dataDir: memory ? "memory://" : path.join(options.dir, pgdataDir),
+    lockDir: options.dir,
+    lockInfo: options.lockInfo
+  })
+  const database = Layer.effect(
+    Database,
+    Effect.map(PgliteClient.PgliteClient, (pglite) => ({
+      backend: "pglite" as const,
+      url: Option.none(),
+      executeSql: pglite.executeSql
+    }))
+  )
+  return Layer.provideMerge(database, client)
+}
+
+/**
+ * A real PostgreSQL through `@effect/sql-pg`'s pool.
+ *
+ * @category layers
+ */
+export const layerPg = (
+  options: PgClient.PgClientConfig & { readonly url: Redacted.Redacted }
+): Layer.Layer<SqlClient.SqlClient | PgClient.PgClient | Database, SqlError> => {
+  const database = Layer.effect(
+    Database,
+    Effect.map(PgClient.PgClient, (pg) => ({
+      backend: "postgres" as const,
+      url: Option.some(options.url),
+      executeSql: (text: string, values: ReadonlyArray<unknown> = []) =>
+        // Outside any transaction the pool hands out a fresh connection; `raw` keeps node-postgres's result shape.
+        Effect.map(
+          pg.withoutTransforms().unsafe(text, values).raw,
+          (result) => (Array.isArray(result) ? result[result.length - 1] : result) as PgliteClient.RawResult
+        ).pipe(Effect.mapInputContext(Context.omit(SqlClient.TransactionConnection)))
+    }))
+  )
+  return Layer.provideMerge(database, PgClient.layer(options))
+}
+
+/**
+ * Reads `DATABASE_URL` (PostgreSQL when set) and `SIFT_DATA_DIR` (default `./.sift`) through `Config`.
+ *
+ * @category layers
+ */
+export const layerConfig = (
+  options: { readonly lockInfo?: DataDirLock.LockInfo | undefined } = {}
+): Layer.Layer<
+  SqlClient.SqlClient | Database,
+  SqlError | DataDirLock.DataDirLocked | ConfigError.ConfigError
+> =>
+  Layer.unwrapEffect(
+    Effect.gen(function*() {
+      const url = yield* Config.option(Config.redacted("DATABASE_URL"))
+      if (Option.isSome(url) && Redacted.value(url.value) !== "") {
+        return layerPg({ url: url.value }) as Layer.Layer<SqlClient.SqlClient | Database, SqlError>
+      }
+      const dir = yield* Config.withDefault(Config.string("SIFT_DATA_DIR"), "./.sift")
+      return layerPglite({ dir, lockInfo: options.lockInfo }) as Layer.Layer<
+        SqlClient.SqlClient | Database,
+        SqlError | DataDirLock.DataDirLocked
+      >
+    })
+  )

@@ -1,0 +1,24 @@
+/**
+ * `@sift/store`: persistence for Sift. One SQL client over embedded PGlite or PostgreSQL, per-package migrations,
+ * durable jobs through pg-boss, blobs, and the data-directory lock.
+ *
+ * @since 0.1.0
+ */
+
+/** Embedded PGlite as an `@effect/sql` client. */
+export * as PgliteClient from "./PgliteClient.js"
+
+/** The backend choice (`layerConfig`) and the `Database` service. */
+export * as Sql from "./Sql.js"
+
+/** Per-package schema migrations. */
+export * as Migrations from "./Migrations.js"
+
+/** Bytes by key. */
+export * as BlobStore from "./BlobStore.js"
+
+/** Durable jobs through pg-boss. */
+export * as JobQueue from "./JobQueue.js"
+
+/** The lock that keeps two processes off one data directory. */
+export * as DataDirLock from "./DataDirLock.js"

@@ -1,0 +1,111 @@
+/**
+ * Finds the block holding the main content by scoring: every paragraph-like block earns points for its length and
+ * commas, discounted by its link text, and passes them up to its ancestors (fully to the parent, less further up).
+ * The best-scoring container wins; its siblings that look like more of the same are merged back in.
+ */
+import type { Element } from "hast"
+import { attributeHint, isLandmark } from "./hints.js"
+import { type Stats, inlineTags, linkDensity, textOf } from "./stats.js"
+
+/** Blocks whose whole text counts as one paragraph. */
+const paragraphTags = new Set(["p", "pre", "blockquote", "td", "dd", "li", "dt", "h2", "h3", "h4", "h5", "h6"])
+
+const tagBase: Record<string, number> = {
+  div: 5, article: 10, main: 10, section: 3, pre: 3, td: 3, blockquote: 3, form: -3, ol: -3, ul: -3, dl: -3,
+  li: -3, dd: -3, dt: -3, address: -3, th: -5, h1: -5, h2: -5, h3: -5, h4: -5, h5: -5, h6: -5, table: 0
+}
+
+/** The chosen content: the blocks to keep, in document order, and the winning container. */
+export interface Selection {
+  readonly top: Element
+  readonly nodes: ReadonlyArray<Element>
+  readonly parents: Map<Element, Element>
+}
+
+const initialScore = (element: Element): number => {
+  const hint = attributeHint(element)
+  const weight = hint === "content" ? 25 : hint === "chrome" ? -25 : 0
+  return (tagBase[element.tagName] ?? 0) + weight + (isLandmark(element) ? 15 : 0)
+}
+
+/** Scores the tree and picks the main content, or `undefined` when no block has paragraph-like text. */
+export const selectContent = (body: Element, stats: Map<Element, Stats>): Selection | undefined => {
+  const parents = new Map<Element, Element>()
+  const scores = new Map<Element, number>()
+  const credit = (element: Element, points: number) => {
+    scores.set(element, (scores.get(element) ?? initialScore(element)) + points)
+  }
+  const award = (start: Element | undefined, points: number) => {
+    let node = start
+    for (let level = 0; node !== undefined && level < 5; level++) {
+      credit(node, level === 0 ? points : level === 1 ? points / 2 : points / (level * 3))
+      if (node === body) break
+      node = parents.get(node)
+    }
+  }
+  const visit = (element: Element) => {
+    const s = stats.get(element)!
+    if (paragraphTags.has(element.tagName)) {
+      if (s.text >= 25) {
+        const points = (1 + s.commas + Math.min(Math.floor(s.text / 100), 3)) * (1 - linkDensity(s))
+        award(parents.get(element), points)
+      }
+    } else if (!inlineTags.has(element.tagName) && s.inline >= 25) {
+      // Text written straight into a div (often between <br>s) is a paragraph whose container is the div itself.
+      const points = (1 + Math.min(s.commas, s.inline / 30) + Math.min(Math.floor(s.inline / 100), 3)) *
+        (1 - s.inlineLink / s.inline)
+      award(element, points)
+    }
+    for (const child of element.children) {
+      if (child.type === "element") {
+        parents.set(child, element)
+        visit(child)
+      }
+    }
+  }
+  visit(body)
+
+  let top: Element | undefined
+  let best = -Infinity
+  for (const [element, score] of scores) {
+    const final = score * (1 - linkDensity(stats.get(element)!))
+    scores.set(element, final)
+    if (final > best) {
+      best = final
+      top = element
+    }
+  }
+  if (top === undefined) return undefined
+
+  // A container that only wraps the winner is the same content; climbing keeps the content's own wrapper.
+  for (let parent = parents.get(top); parent !== undefined && parent !== body; parent = parents.get(parent)) {
+    if (stats.get(parent)!.text - stats.get(top)!.text > 10) break
+    top = parent
+  }
+
+  const parent = parents.get(top)
+  if (parent === undefined) return { top, nodes: [top], parents }
+  const topScore = scores.get(top) ?? 0
+  const threshold = Math.max(10, topScore * 0.2)
+  const topClass = String(top.properties.className ?? "")
+  const nodes: Array<Element> = []
+  for (const sibling of parent.children) {
+    if (sibling.type !== "element") continue
+    if (sibling === top) {
+      nodes.push(sibling)
+      continue
+    }
+    const s = stats.get(sibling)!
+    const bonus = topClass !== "" && String(sibling.properties.className ?? "") === topClass ? topScore * 0.2 : 0
+    const score = (scores.get(sibling) ?? -Infinity) + bonus
+    if (score >= threshold) nodes.push(sibling)
+    else if (sibling.tagName === "p" || (!inlineTags.has(sibling.tagName) && s.inline === s.text)) {
+      const density = linkDensity(s)
+      if (s.text > 80 && density < 0.25) nodes.push(sibling)
+      else if (s.text > 0 && density === 0 && /[.!?。！？]\s*$/u.test(textOf(sibling))) {
+        nodes.push(sibling)
+      }
+    }
+  }
+  return { top, nodes, parents }
+}

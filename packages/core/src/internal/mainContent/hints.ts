@@ -1,0 +1,103 @@
+/**
+ * What class names, ids, roles and short texts say about a block: chrome (navigation, comments, ads...) or content.
+ * Class and id values are split into words (`post-comments`, `relatedPosts`, `nav_main` → post/comments, related/posts,
+ * nav/main) so a word matches exactly, rather than as a substring of an unrelated word (`header` inside `subheader`).
+ */
+import type { Element } from "hast"
+
+/** Words that mark chrome even when a content word sits beside them (`sidebar-content`, `post-comments`). */
+const strongChrome = new Set([
+  "nav", "navbar", "navi", "navigation", "menu", "menubar", "submenu", "megamenu", "breadcrumb", "breadcrumbs",
+  "crumbs", "footer", "sidebar", "widget", "widgets", "comment", "comments", "commentlist", "respond", "disqus",
+  "cookie", "cookies", "consent", "gdpr", "cmp", "related", "relatedposts", "recommended", "recommendations",
+  "share", "sharing", "shares", "sharebar", "sharedaddy", "social", "socials", "sns", "newsletter", "subscribe",
+  "subscription", "signup", "popup", "modal", "overlay", "ad", "ads", "adv", "advert", "adverts", "advertisement",
+  "advertising", "adsense", "adslot", "adunit", "dfp", "sponsor", "sponsored", "promo", "promotion", "outbrain",
+  "taboola", "pagination", "pager", "skip", "skiplink", "sronly", "screenreader", "visuallyhidden",
+  "offscreen", "mostread", "mostpopular", "tagcloud",
+  "taglist", "byline", "dateline", "postmeta", "entrymeta",
+  "toolbar", "masthead", "topbar", "bottombar",
+  "signin", "searchform", "backtotop", "totop",
+  "subnav", "sitemap", "copyright", "disclaimer"
+])
+/** Words that mark chrome only when no content word is present (`site-header` yes, `entry-header` no). */
+const weakChrome = new Set([
+  "tags", "category", "categories", "cat", "author", "authors", "date", "hidden", "hide", "meta", "metadata",
+  "keywords", "print", "banner", "search", "follow", "reply", "replies", "shop", "cart", "infobox", "legal", "register",
+  "login", "published", "posted", "rating", "ratings", "jump", "donate", "feedback", "teaser", "teasers", "popular",
+  "trending", "avatar", "timestamp", "pubdate",
+  "header", "head", "top", "bottom", "side", "aside", "more", "extra", "links", "tools", "info", "bar", "secondary",
+  "complementary", "box", "card", "cards", "list", "nav2", "utility", "util", "global", "brand", "logo", "lang",
+  "language", "languages", "share2", "community", "partner", "partners", "external", "slider", "carousel", "gallery"
+])
+/** Words that mark the main content. */
+const contentWords = new Set([
+  "article", "articlebody", "articletext", "articlecontent", "content", "contents", "entry", "entrycontent",
+  "post", "postcontent", "postbody", "posttext", "story", "storybody", "storycontent", "main", "maincontent", "body",
+  "text", "blog", "blogpost", "hentry", "prose", "richtext", "markdown", "page", "pagecontent", "single", "detail",
+  "details", "news", "newsarticle", "artikel", "inhalt", "contenido", "contenu", "testo", "articulo", "texto", "field",
+  "itemfulltext", "fulltext", "copy", "bodytext", "wysiwyg", "editorial", "read", "reader", "section", "column"
+])
+
+const splitWords = (value: string): Array<string> =>
+  value
+    .replace(/([a-z])([A-Z])/gu, "$1 $2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/u)
+    .filter((w) => w.length > 0)
+
+/** How a block's attributes classify it. */
+export type Hint = "chrome" | "content" | "neutral"
+
+const attributeWords = (element: Element): Array<string> => {
+  const props = element.properties
+  const words: Array<string> = []
+  const className = props.className
+  if (Array.isArray(className)) for (const c of className) words.push(...splitWords(String(c)), String(c).toLowerCase().replace(/[-_]/gu, ""))
+  if (typeof props.id === "string") words.push(...splitWords(props.id), props.id.toLowerCase().replace(/[-_]/gu, ""))
+  return words
+}
+
+const classify = (words: ReadonlyArray<string>): Hint => {
+  let content = false
+  let weak = false
+  for (const w of words) {
+    if (strongChrome.has(w)) return "chrome"
+    if (contentWords.has(w)) content = true
+    else if (weakChrome.has(w)) weak = true
+  }
+  return content ? "content" : weak ? "chrome" : "neutral"
+}
+
+const cache = new WeakMap<Element, Hint>()
+
+/** Classifies an element by its class and id words. */
+export const attributeHint = (element: Element): Hint => {
+  let hint = cache.get(element)
+  if (hint === undefined) {
+    hint = classify(attributeWords(element))
+    cache.set(element, hint)
+  }
+  return hint
+}
+
+const chromeRoles = new Set([
+  "navigation", "contentinfo", "complementary", "search", "menu", "menubar", "dialog", "alertdialog",
+  "toolbar", "tablist", "form"
+])
+
+/** ARIA roles that mark page chrome. */
+export const isChromeRole = (element: Element): boolean => {
+  const role = element.properties.role
+  return typeof role === "string" && chromeRoles.has(role.toLowerCase())
+}
+
+/** Elements that mark the main content by HTML semantics or schema.org microdata. */
+export const isLandmark = (element: Element): boolean => {
+  if (element.tagName === "main" || element.tagName === "article") return true
+  const role = element.properties.role
+  if (typeof role === "string" && role.toLowerCase() === "main") return true
+  const itemprop = element.properties.itemProp
+  const props = Array.isArray(itemprop) ? itemprop.map(String) : typeof itemprop === "string" ? [itemprop] : []
+  return props.some((p) => p === "articleBody" || p === "text" || p === "reviewBody")
+}

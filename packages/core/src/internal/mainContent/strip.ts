@@ -1,0 +1,62 @@
+/**
+ * Copies the page body without what is never content: scripts, styles, SVG, form controls, embedded frames, comments
+ * and hidden elements. Extraction works on this copy, so the caller's tree is never mutated.
+ */
+import type { Element, ElementContent, Root, RootContent } from "hast"
+
+const dropped = new Set([
+  "script", "style", "noscript", "template", "svg", "math", "canvas", "iframe", "frame", "frameset", "object",
+  "embed", "applet", "link", "meta", "base", "head", "title", "button", "input", "select", "option", "optgroup",
+  "textarea", "datalist", "output", "progress", "meter", "dialog", "audio", "video", "source", "track", "map", "area",
+  "label", "fieldset", "legend"
+])
+
+const hiddenStyle = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!important)?\s*(?:;|$)/iu
+
+/** Whether the author hid the element from readers. */
+const isHidden = (element: Element): boolean => {
+  const props = element.properties
+  if (props.hidden !== undefined && props.hidden !== false && props.hidden !== null) return true
+  if (String(props.ariaHidden) === "true") return true
+  const style = props.style
+  return typeof style === "string" && hiddenStyle.test(style)
+}
+
+const copyChildren = (children: ReadonlyArray<ElementContent>): Array<ElementContent> => {
+  const out: Array<ElementContent> = []
+  for (const child of children) {
+    if (child.type === "text") out.push({ type: "text", value: child.value })
+    else if (child.type === "element") {
+      if (dropped.has(child.tagName) || isHidden(child)) continue
+      out.push({
+        type: "element",
+        tagName: child.tagName,
+        properties: { ...child.properties },
+        children: copyChildren(child.tagName === "template" ? [] : child.children)
+      })
+    }
+  }
+  return out
+}
+
+/** Finds the `body` element of a document tree (or the root itself for fragments). */
+export const findBody = (tree: Root): Element | undefined => {
+  const search = (nodes: ReadonlyArray<RootContent | ElementContent>): Element | undefined => {
+    for (const node of nodes) {
+      if (node.type !== "element") continue
+      if (node.tagName === "body") return node
+      if (node.tagName === "html") return search(node.children)
+    }
+    return undefined
+  }
+  return search(tree.children)
+}
+
+/** A cleaned copy of the body (or of every top-level element of a fragment), wrapped in a `body` element. */
+export const strippedBody = (tree: Root): Element => {
+  const body = findBody(tree)
+  const children = body
+    ? body.children
+    : tree.children.filter((n): n is ElementContent => n.type === "element" || n.type === "text")
+  return { type: "element", tagName: "body", properties: {}, children: copyChildren(children) }
+}

@@ -8,6 +8,7 @@ export default defineConfig({
     include: ["packages/*/test/**/*.test.ts", "bench/**/*.test.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    globalSetup: ["./packages/store/test/support/postgresSetup.ts"],
     reporters: ["default", "./scripts/vitest-summary.ts"]
   }
 })

@@ -8,7 +8,7 @@
  */
 import type { Element, Root } from "hast"
 import { selectContent } from "./internal/mainContent/candidate.js"
-import { removeChrome } from "./internal/mainContent/chrome.js"
+import { type ChromeRules, removeChrome } from "./internal/mainContent/chrome.js"
 import { pruneContent } from "./internal/mainContent/prune.js"
 import { measure } from "./internal/mainContent/stats.js"
 import { strippedBody } from "./internal/mainContent/strip.js"
@@ -25,40 +25,51 @@ export interface Extraction {
 
 /** Options of `extract`. */
 export interface ExtractOptions {
-  /** The page's URL (reserved for URL-aware rules; extraction is generic). */
+  /** The page's URL (reserved for URL-aware rules; extraction itself is generic). */
   readonly url?: string
 }
 
-/** Content shorter than this (non-whitespace characters) is not trusted when the page holds more text. */
-const minimumText = 200
+/** Chrome rules from strict to lenient: when class words removed the article itself, a laxer pass finds it. */
+const passes: ReadonlyArray<ChromeRules> = ["all", "strong", "semantic"]
 
 const rootOf = (nodes: ReadonlyArray<Element>): Root => ({ type: "root", children: [...nodes] })
 
+const textOf = (nodes: ReadonlyArray<Element>): number =>
+  nodes.reduce((n, node) => n + (measure(node).get(node)?.text ?? 0), 0)
+
 /** Extracts the main content of a page: drops chrome, keeps the article and the main landmark itself. */
 export const extract = (tree: Root, _options?: ExtractOptions): Extraction => {
-  const body = strippedBody(tree)
-  const pageText = measure(body).get(body)!.text
-  if (pageText === 0) return { tree: rootOf([body]), fallback: true, reason: "The page has no text" }
-
-  const cleaned = strippedBody(tree)
-  removeChrome(cleaned, measure(cleaned))
-  const stats = measure(cleaned)
-  const cleanedText = stats.get(cleaned)!.text
-  const selection = selectContent(cleaned, stats)
-  if (selection !== undefined) {
+  let pageText = -1
+  // Enough text to trust a pass: a short article's worth, or a good share of a short page.
+  let enough = 0
+  let best: { nodes: ReadonlyArray<Element>; text: number } | undefined
+  for (const rules of passes) {
+    const body = strippedBody(tree)
+    const before = measure(body)
+    if (pageText < 0) {
+      pageText = before.get(body)!.text
+      if (pageText === 0) return { tree: rootOf([body]), fallback: true, reason: "The page has no text" }
+      enough = Math.min(250, pageText * 0.25)
+    }
+    removeChrome(body, before, rules)
+    const stats = measure(body)
+    const selection = selectContent(body, stats)
+    if (selection === undefined) continue
     pruneContent(selection.nodes, stats)
-    const content = rootOf(selection.nodes)
-    const contentText = selection.nodes.reduce((n, node) => n + (measure(node).get(node)?.text ?? 0), 0)
-    if (contentText >= Math.min(minimumText, cleanedText * 0.5)) return { tree: content, fallback: false }
+    const text = textOf(selection.nodes)
+    if (text >= enough) return { tree: rootOf(selection.nodes), fallback: false }
+    if (best === undefined || text > best.text) best = { nodes: selection.nodes, text }
   }
-  if (cleanedText > 0) {
+  const cleaned = strippedBody(tree)
+  removeChrome(cleaned, measure(cleaned), "all")
+  if (measure(cleaned).get(cleaned)!.text >= enough) {
     return {
       tree: rootOf([cleaned]),
       fallback: true,
-      reason: selection === undefined
+      reason: best === undefined
         ? "No block reads like the main content; kept the body without page chrome"
         : "The best block holds too little text; kept the body without page chrome"
     }
   }
-  return { tree: rootOf([body]), fallback: true, reason: "Only page chrome holds text; kept the whole body" }
+  return { tree: rootOf([strippedBody(tree)]), fallback: true, reason: "Only page chrome holds text; kept the whole body" }
 }

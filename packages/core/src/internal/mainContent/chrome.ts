@@ -4,9 +4,15 @@
  */
 import type { Element, ElementContent } from "hast"
 import { attributeHint, isChromeRole } from "./hints.js"
-import type { Stats } from "./stats.js"
+import { type Stats, linkDensity } from "./stats.js"
 
 const chromeTags = new Set(["nav", "aside", "menu"])
+
+/**
+ * Which rules apply: `all` (elements, roles, strong and weak class words), `strong` (without weak class words),
+ * `semantic` (elements and roles only). Extraction relaxes them when the strict pass finds too little content.
+ */
+export type ChromeRules = "all" | "strong" | "semantic"
 
 /** Whether the element is or contains the `main` landmark, which chrome rules never remove. */
 const holdsMain = (element: Element): boolean => {
@@ -16,13 +22,23 @@ const holdsMain = (element: Element): boolean => {
 }
 
 /** Why an element counts as chrome, if it does. */
-export const chromeReason = (element: Element, insideArticle: boolean): string | undefined => {
+export const chromeReason = (
+  element: Element,
+  insideArticle: boolean,
+  s: Stats | undefined,
+  rules: ChromeRules = "all"
+): string | undefined => {
   const tag = element.tagName
   if (chromeTags.has(tag)) return tag
   if ((tag === "header" || tag === "footer") && !insideArticle) return tag
   if (tag === "footer") return tag
   if (isChromeRole(element)) return "role"
-  if (tag !== "body" && tag !== "main" && attributeHint(element) === "chrome") return "class"
+  if (tag === "body" || tag === "main" || tag === "html" || rules === "semantic") return undefined
+  const hint = attributeHint(element)
+  if (hint === "chrome") return "class"
+  if (rules === "strong") return undefined
+  // A weak name (`site-header`, `meta`) needs its text to agree: mostly links, or too short to be an article.
+  if (hint === "weak" && (s === undefined || s.text < 200 || linkDensity(s) > 0.33)) return "weak class"
   return undefined
 }
 
@@ -30,7 +46,12 @@ export const chromeReason = (element: Element, insideArticle: boolean): string |
  * Removes chrome in place. An element holding at least `guardShare` of the page's text is kept whatever its names
  * say (`<div class="has-sidebar">` wrapping the whole page), and so is anything holding the `main` landmark.
  */
-export const removeChrome = (body: Element, stats: Map<Element, Stats>, guardShare = 0.5): number => {
+export const removeChrome = (
+  body: Element,
+  stats: Map<Element, Stats>,
+  rules: ChromeRules = "all",
+  guardShare = 0.5
+): number => {
   const total = stats.get(body)?.text ?? 0
   let removed = 0
   const visit = (element: Element, insideArticle: boolean): void => {
@@ -40,9 +61,10 @@ export const removeChrome = (body: Element, stats: Map<Element, Stats>, guardSha
         kept.push(child)
         continue
       }
-      const reason = chromeReason(child, insideArticle)
-      const share = total === 0 ? 0 : (stats.get(child)?.text ?? 0) / total
-      if (reason !== undefined && share < guardShare && !holdsMain(child)) {
+      const s = stats.get(child)
+      const reason = chromeReason(child, insideArticle, s, rules)
+      const guarded = s !== undefined && s.text >= total * guardShare && linkDensity(s) < 0.5
+      if (reason !== undefined && !guarded && !holdsMain(child)) {
         removed++
         continue
       }

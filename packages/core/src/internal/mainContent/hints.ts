@@ -8,7 +8,7 @@ import type { Element } from "hast"
 /** Words that mark chrome even when a content word sits beside them (`sidebar-content`, `post-comments`). */
 const strongChrome = new Set([
   "nav", "navbar", "navi", "navigation", "menu", "menubar", "submenu", "megamenu", "breadcrumb", "breadcrumbs",
-  "crumbs", "footer", "sidebar", "widget", "widgets", "comment", "comments", "commentlist", "respond", "disqus",
+  "crumbs", "footer", "sidebar", "comment", "comments", "commentlist", "respond", "disqus",
   "cookie", "cookies", "consent", "gdpr", "cmp", "related", "relatedposts", "recommended", "recommendations",
   "share", "sharing", "shares", "sharebar", "sharedaddy", "social", "socials", "sns", "newsletter", "subscribe",
   "subscription", "signup", "popup", "modal", "overlay", "ad", "ads", "adv", "advert", "adverts", "advertisement",
@@ -22,13 +22,11 @@ const strongChrome = new Set([
 ])
 /** Words that mark chrome only when no content word is present (`site-header` yes, `entry-header` no). */
 const weakChrome = new Set([
-  "tags", "category", "categories", "cat", "author", "authors", "date", "hidden", "hide", "meta", "metadata",
-  "keywords", "print", "banner", "search", "follow", "reply", "replies", "shop", "cart", "infobox", "legal", "register",
-  "login", "published", "posted", "rating", "ratings", "jump", "donate", "feedback", "teaser", "teasers", "popular",
-  "trending", "avatar", "timestamp", "pubdate",
-  "header", "head", "top", "bottom", "side", "aside", "more", "extra", "links", "tools", "info", "bar", "secondary",
-  "complementary", "box", "card", "cards", "list", "nav2", "utility", "util", "global", "brand", "logo", "lang",
-  "language", "languages", "share2", "community", "partner", "partners", "external", "slider", "carousel", "gallery"
+  "tags", "tag", "category", "categories", "author", "authors", "date", "hidden", "hide", "meta", "metadata",
+  "keywords", "banner", "search", "follow", "reply", "replies", "shop", "cart", "login", "published", "posted",
+  "rating", "ratings", "jump", "donate", "feedback", "teaser", "teasers", "popular", "trending", "avatar",
+  "timestamp", "pubdate", "header", "head", "side", "aside", "secondary", "complementary", "lang", "language",
+  "languages", "community", "partner", "partners", "tools", "toolbox", "noprint", "widget", "widgets"
 ])
 /** Words that mark the main content. */
 const contentWords = new Set([
@@ -46,15 +44,24 @@ const splitWords = (value: string): Array<string> =>
     .split(/[^a-z0-9]+/u)
     .filter((w) => w.length > 0)
 
-/** How a block's attributes classify it. */
-export type Hint = "chrome" | "content" | "neutral"
+/** How a block's attributes classify it: `weak` chrome names (`site-header`) need the text to agree. */
+export type Hint = "chrome" | "weak" | "content" | "neutral"
+
+/** Words that turn a class into a statement about its contents (`has-ads`, `no-sidebar`), not its identity. */
+const modifierWords = new Set(["has", "with", "no", "without", "enable", "enabled", "is", "show", "hide", "not"])
 
 const attributeWords = (element: Element): Array<string> => {
   const props = element.properties
   const words: Array<string> = []
   const className = props.className
-  if (Array.isArray(className)) for (const c of className) words.push(...splitWords(String(c)), String(c).toLowerCase().replace(/[-_]/gu, ""))
-  if (typeof props.id === "string") words.push(...splitWords(props.id), props.id.toLowerCase().replace(/[-_]/gu, ""))
+  const add = (value: string) => {
+    const split = splitWords(value)
+    if (split.some((w) => modifierWords.has(w))) return
+    words.push(...split)
+    if (split.length > 1) words.push(split.join(""))
+  }
+  if (Array.isArray(className)) for (const c of className) add(String(c))
+  if (typeof props.id === "string") add(props.id)
   return words
 }
 
@@ -66,7 +73,7 @@ const classify = (words: ReadonlyArray<string>): Hint => {
     if (contentWords.has(w)) content = true
     else if (weakChrome.has(w)) weak = true
   }
-  return content ? "content" : weak ? "chrome" : "neutral"
+  return content ? "content" : weak ? "weak" : "neutral"
 }
 
 const cache = new WeakMap<Element, Hint>()

@@ -5,7 +5,7 @@
 import type { Element, ElementContent, Root, RootContent } from "hast"
 
 const dropped = new Set([
-  "script", "style", "noscript", "template", "svg", "math", "canvas", "iframe", "frame", "frameset", "object",
+  "script", "style", "template", "svg", "math", "canvas", "iframe", "frame", "frameset", "object",
   "embed", "applet", "link", "meta", "base", "head", "title", "button", "input", "select", "option", "optgroup",
   "textarea", "datalist", "output", "progress", "meter", "dialog", "audio", "video", "source", "track", "map", "area",
   "label", "fieldset", "legend"
@@ -22,12 +22,26 @@ const isHidden = (element: Element): boolean => {
   return typeof style === "string" && hiddenStyle.test(style)
 }
 
+const textSize = (node: ElementContent, limit: number): number => {
+  if (node.type === "text") return node.value.trim().length
+  if (node.type !== "element") return 0
+  let n = 0
+  for (const child of node.children) n += textSize(child, limit)
+  return n
+}
+
 const copyChildren = (children: ReadonlyArray<ElementContent>): Array<ElementContent> => {
   const out: Array<ElementContent> = []
   for (const child of children) {
     if (child.type === "text") out.push({ type: "text", value: child.value })
     else if (child.type === "element") {
       if (dropped.has(child.tagName) || isHidden(child)) continue
+      if (child.tagName === "noscript") {
+        // A noscript holding a page's worth of markup (an unclosed element swallowed the page) is unwrapped;
+        // the usual "enable JavaScript" notice or tracking pixel is dropped.
+        if (textSize(child, 0) > 500) out.push(...copyChildren(child.children))
+        continue
+      }
       out.push({
         type: "element",
         tagName: child.tagName,

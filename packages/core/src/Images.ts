@@ -1,0 +1,199 @@
+/**
+ * The `images` output: every image a person sees on the (filtered) page, with absolute URLs, in document order.
+ *
+ * @since 0.1.0
+ */
+import type { Element, Root, RootContent } from "hast"
+import { Schema } from "effect"
+import {
+  backgroundUrls,
+  bestOfSrcset,
+  dimension,
+  firstString,
+  isInvisible,
+  isPlaceholder,
+  lazyBackgroundProperties,
+  lazySrcProperties,
+  lazySrcsetProperties,
+  lazyUrl
+} from "./internal/page/imageSources.js"
+import { bestCandidate, documentBase, parseSrcset, resolve } from "./internal/page/url.js"
+
+/** One image of the page. `width`/`height` come from the markup when it states them as numbers. @category models */
+export const Image = Schema.Struct({
+  url: Schema.String,
+  alt: Schema.String,
+  width: Schema.optional(Schema.Int),
+  height: Schema.optional(Schema.Int)
+})
+/** @category models */
+export type Image = typeof Image.Type
+
+/** What collection needs besides the tree: the page URL, and the full page when `tree` is filtered. */
+export interface CollectContext {
+  readonly baseUrl: string
+  /** The unfiltered page, whose head holds `og:image` even when the content filters removed it from `tree`. */
+  readonly metaTree?: Root
+}
+
+/**
+ * Collects the images of `tree`: `img` (the best `srcset` candidate, lazy-load attributes when `src` is a
+ * placeholder), `picture` sources (the best candidate, then the `img` fallback when different), `input type=image`,
+ * video posters, SVG `image`, inline and lazy backgrounds, and the page's `og:image` first (it sits in the head).
+ * URLs are absolute and unique (the first occurrence keeps its place, the most descriptive alt wins); tracking pixels
+ * and spacers are dropped.
+ */
+export const collect = (tree: Root, context: CollectContext): Array<Image> => {
+  const images = new Collection()
+  const metaTree = context.metaTree ?? tree
+  socialImages(metaTree, documentBase(metaTree, context.baseUrl), images)
+  walk(tree.children, documentBase(tree, context.baseUrl), images)
+  return images.list()
+}
+
+class Collection {
+  private readonly byUrl = new Map<string, { url: string; alt: string; width?: number; height?: number }>()
+
+  add(reference: string | undefined, base: string, alt: string, width?: number, height?: number): boolean {
+    if (reference === undefined) return false
+    const url = resolve(reference, base)
+    if (url === undefined || !/^(?:https?|data):/i.test(url) || isInvisible(url, width, height)) return false
+    const known = this.byUrl.get(url)
+    if (known === undefined) {
+      this.byUrl.set(url, {
+        url,
+        alt,
+        ...(width === undefined ? {} : { width }),
+        ...(height === undefined ? {} : { height })
+      })
+    } else {
+      if (alt.length > known.alt.length) known.alt = alt
+      if (known.width === undefined && width !== undefined) known.width = width
+      if (known.height === undefined && height !== undefined) known.height = height
+    }
+    return true
+  }
+
+  list(): Array<Image> {
+    return [...this.byUrl.values()]
+  }
+}
+
+// Never rendered, or not images of the page.
+const skipped = new Set(["head", "script", "style", "template", "iframe", "object", "math"])
+
+const walk = (nodes: ReadonlyArray<RootContent>, base: string, images: Collection): void => {
+  // Set when an `img` held only a placeholder: the `<noscript>` after it then holds the real image.
+  let unresolvedImage = false
+  for (const node of nodes) {
+    if (node.type !== "element") continue
+    const tag = node.tagName
+    if (skipped.has(tag) || node.properties.hidden === true) continue
+    if (tag === "noscript") {
+      if (unresolvedImage) walk(node.children, base, images)
+      unresolvedImage = false
+      continue
+    }
+    unresolvedImage = false
+    backgrounds(node, base, images)
+    if (tag === "img") {
+      unresolvedImage = !image(node, base, images)
+    } else if (tag === "picture") {
+      unresolvedImage = !picture(node, base, images)
+    } else {
+      if (tag === "input" && String(node.properties.type).toLowerCase() === "image") {
+        images.add(firstString(node, ["src"]), base, altOf(node), ...sizeOf(node))
+      } else if (tag === "video") {
+        images.add(firstString(node, ["poster"]), base, "", ...sizeOf(node))
+      } else if (tag === "image") {
+        images.add(firstString(node, ["href", "xLinkHref"]), base, altOf(node), ...sizeOf(node))
+      }
+      walk(node.children, base, images)
+    }
+  }
+}
+
+/** Adds an `img` unless its URL is `taken` (a picture's source); false when it held nothing a person sees. */
+const image = (img: Element, base: string, images: Collection, taken?: string): boolean => {
+  const url = imageUrl(img)
+  if (url === undefined) return false
+  if (taken !== undefined && resolve(url, base) === taken) return true
+  return images.add(url, base, altOf(img), ...sizeOf(img))
+}
+
+const imageUrl = (img: Element): string | undefined => {
+  const src = firstString(img, ["src"])
+  const srcset = bestOfSrcset(img, ["srcSet"])
+  if (!isPlaceholder(src)) return srcset ?? src
+  const lazy = bestOfSrcset(img, lazySrcsetProperties) ?? lazyUrl(firstString(img, lazySrcProperties)) ?? srcset
+  if (lazy !== undefined) return lazy
+  // A data URI with no lazy alternative is the image itself, unless it is a blank pixel (dropped when added).
+  return src !== undefined && /^data:/i.test(src) ? src : undefined
+}
+
+const picture = (element: Element, base: string, images: Collection): boolean => {
+  const candidates = element.children
+    .filter((child): child is Element => child.type === "element" && child.tagName === "source")
+    .flatMap((source) => parseSrcset(firstString(source, ["srcSet", ...lazySrcsetProperties]) ?? ""))
+    .filter((candidate) => !isPlaceholder(candidate.url))
+  const img = element.children.find((child): child is Element => child.type === "element" && child.tagName === "img")
+  const alt = img === undefined ? "" : altOf(img)
+  const best = bestCandidate(candidates)?.url
+  const added = images.add(best, base, alt)
+  const taken = added && best !== undefined ? resolve(best, base) : undefined
+  const fallback = img !== undefined && image(img, base, images, taken)
+  return added || fallback
+}
+
+const backgrounds = (element: Element, base: string, images: Collection): void => {
+  const style = element.properties.style
+  const urls = typeof style === "string" && /background/i.test(style) ? backgroundUrls(style) : []
+  const lazy = firstString(element, lazyBackgroundProperties)
+  if (lazy !== undefined) urls.push(...(/url\(/i.test(lazy) ? backgroundUrls(`background:${lazy}`) : [lazy]))
+  const label = firstString(element, ["ariaLabel", "title"]) ?? ""
+  for (const url of urls) images.add(url, base, label)
+}
+
+/** `og:image` entries (with their `:alt`, `:width`, `:height`), else `twitter:image`, from the page's meta tags. */
+const socialImages = (tree: Root, base: string, images: Collection): void => {
+  const metas: Array<{ key: string; content: string }> = []
+  collectMetas(tree.children, metas)
+  const pending: Array<{ url: string; alt: string; width?: number; height?: number }> = []
+  for (const { content, key } of metas) {
+    const current = pending.at(-1)
+    if (key === "og:image" || key === "og:image:url") {
+      if (current === undefined || current.url !== content) pending.push({ url: content, alt: "" })
+    } else if (current !== undefined && key === "og:image:alt") current.alt = content
+    else if (current !== undefined && key === "og:image:width") current.width = dimension(content)
+    else if (current !== undefined && key === "og:image:height") current.height = dimension(content)
+  }
+  if (pending.length === 0) {
+    const twitter = metas.find((meta) => meta.key === "twitter:image" || meta.key === "twitter:image:src")
+    const alt = metas.find((meta) => meta.key === "twitter:image:alt")?.content ?? ""
+    if (twitter !== undefined) pending.push({ url: twitter.content, alt })
+  }
+  for (const entry of pending) images.add(entry.url, base, entry.alt, entry.width, entry.height)
+}
+
+const collectMetas = (nodes: ReadonlyArray<RootContent>, out: Array<{ key: string; content: string }>): void => {
+  for (const node of nodes) {
+    if (node.type !== "element" || node.tagName === "svg" || node.tagName === "template") continue
+    if (node.tagName === "meta") {
+      const key = node.properties.property ?? node.properties.name
+      const content = node.properties.content
+      if (typeof key === "string" && typeof content === "string" && content.trim() !== "") {
+        out.push({ key: key.trim().toLowerCase(), content: content.trim() })
+      }
+    } else collectMetas(node.children, out)
+  }
+}
+
+const altOf = (element: Element): string => {
+  const alt = firstString(element, ["alt"]) ?? firstString(element, ["title", "ariaLabel"])
+  return alt === undefined ? "" : alt.replace(/\s+/g, " ")
+}
+
+const sizeOf = (element: Element): [number | undefined, number | undefined] => [
+  dimension(element.properties.width),
+  dimension(element.properties.height)
+]

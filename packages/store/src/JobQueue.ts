@@ -147,13 +147,35 @@ export const make = (options: LayerOptions = {}): Effect.Effect<JobQueueShape, J
         }).pipe(Effect.orDie)
     )
 
+    // pg-boss 10 needs a queue created before use. One creation per queue in this process; between processes,
+    // concurrent `create_queue` calls can deadlock on PostgreSQL (both lock the partitioned job table), and the loser
+    // simply retries, finding the queue there.
     const ensured = new Set<string>()
+    const creating = new Map<string, Promise<void>>()
+    const createQueue = async (queue: string) => {
+      for (let attempt = 1;; attempt++) {
+        try {
+          if ((await boss.getQueue(queue)) === null) await boss.createQueue(queue)
+          ensured.add(queue)
+          return
+        } catch (error) {
+          if ((error as { code?: string }).code !== "40P01" || attempt >= 5) throw error
+          await new Promise((r) => setTimeout(r, 20 * attempt))
+        }
+      }
+    }
     const ensure = (queue: string) =>
-      ensured.has(queue)
-        ? Effect.void
-        : Effect.tryPromise({ try: () => boss.createQueue(queue), catch: unavailable(queue) }).pipe(
-          Effect.tap(() => Effect.sync(() => ensured.add(queue)))
-        )
+      ensured.has(queue) ? Effect.void : Effect.tryPromise({
+        try: () => {
+          let pending = creating.get(queue)
+          if (pending === undefined) {
+            pending = createQueue(queue).finally(() => creating.delete(queue))
+            creating.set(queue, pending)
+          }
+          return pending
+        },
+        catch: unavailable(queue)
+      })
     yield* Effect.forEach(options.queues ?? [], ensure, { discard: true })
 
     const send: JobQueueShape["send"] = (queue, data, sendOptions = {}) =>

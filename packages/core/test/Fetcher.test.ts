@@ -35,6 +35,7 @@ const routes: FixtureSite.Routes = {
     { contentType: "text/html" }
   ),
   "/large": FixtureSite.large(25 * 1024 * 1024),
+  "/endless": FixtureSite.large(256 * 1024 * 1024),
   "/bomb": FixtureSite.html(gzipSync(Buffer.alloc(64 * 1024 * 1024)), { headers: { "content-encoding": "gzip" } }),
   "/slow-headers": FixtureSite.slow({ headersAfterMs: 10_000 }),
   "/slow-body": FixtureSite.slow({ chunks: ["<p>one</p>", "<p>two</p>", "<p>three</p>"], intervalMs: 5_000 }),
@@ -117,15 +118,36 @@ it.layer(FixtureSite.layer(routes), { excludeTestServices: true })("Fetcher", (i
       expect(gb.text).toContain("<p>中文</p>")
     }))
 
-  it.effect("refuses a 25 MB body at the cap and stops reading early", () =>
+  it.effect("refuses a 25 MB body at the cap and drops the connection", () =>
     Effect.gen(function*() {
       const site = yield* FixtureSite.FixtureSite
       const error = yield* failure(fetchWith(local, { url: `${site.url}/large` }))
       expect(error._tag === "WebsiteError" && error.reason).toBe("TooLarge")
+      expect(error.message).toContain("20 MB")
       const exchange = site.last("/large")!
       expect(yield* Effect.promise(() => within(exchange.socketClosed, 2_000))).toBe(true)
+    }))
+
+  it.effect("stops reading an endless body soon after the cap", () =>
+    Effect.gen(function*() {
+      const site = yield* FixtureSite.FixtureSite
+      const error = yield* failure(fetchWith(local, { url: `${site.url}/endless` }))
+      expect(error._tag === "WebsiteError" && error.reason).toBe("TooLarge")
+      const exchange = site.last("/endless")!
+      expect(yield* Effect.promise(() => within(exchange.socketClosed, 2_000))).toBe(true)
       expect(exchange.finished).toBe(false)
-      expect(exchange.bytesSent).toBeLessThan(25 * 1024 * 1024)
+      // The cap plus what socket buffers on both ends hold (a few MB on loopback), far from the 256 MB on offer.
+      expect(exchange.bytesSent).toBeLessThan(Fetcher.MAX_BYTES + 16 * 1024 * 1024)
+    }))
+
+  it.effect("refuses a declared Content-Length past the cap before reading", () =>
+    Effect.gen(function*() {
+      const site = yield* FixtureSite.FixtureSite
+      site.route("/declared", FixtureSite.html("x".repeat(2048)))
+      const error = yield* failure(fetchWith(local, { url: `${site.url}/declared`, maxBytes: 1024 }))
+      expect(error._tag === "WebsiteError" && error.reason).toBe("TooLarge")
+      const ok = yield* fetchWith(local, { url: `${site.url}/declared`, maxBytes: 2048 })
+      expect(ok.body.byteLength).toBe(2048)
     }))
 
   it.effect("cuts a decompression bomb off at the cap", () =>

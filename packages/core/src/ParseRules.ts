@@ -50,9 +50,16 @@ export const Rule = Schema.Union(Selector, RuleObject)
 /** @category models */
 export type Rule = typeof Rule.Type
 
+/** A field name of 1 to 100 characters; `__proto__` is refused since no JavaScript object can carry it as data. */
+export const FieldName = Schema.String.pipe(
+  Schema.minLength(1),
+  Schema.maxLength(100),
+  Schema.filter((name) => (name === "__proto__" ? "__proto__ cannot be a field name" : undefined))
+)
+
 /** The `parseParams` member of a scrape request. @category schemas */
 export const ParseParams = Schema.Struct({
-  rules: Schema.Record({ key: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100)), value: Rule }).pipe(
+  rules: Schema.Record({ key: FieldName, value: Rule }).pipe(
     Schema.filter((rules) =>
       Object.keys(rules).length <= maxRules ? undefined : `at most ${maxRules} rules are allowed`
     )

@@ -16,12 +16,15 @@ const unrendered = new Set(["script", "style", "noscript", "template", "iframe",
 
 const cells = new Set(["td", "th"])
 
+// Structural line breaks are marked apart from newlines in the source, which are just whitespace (except in `pre`).
+const lineBreak = "\u2028"
+
 /** Text of `node`, one line per block, whitespace collapsed within lines, empty lines dropped. */
 export const blockText = (node: Nodes): string => {
   const parts: Array<string> = []
   collect(node, parts, true)
   const lines: Array<string> = []
-  for (const line of parts.join("").split("\n")) {
+  for (const line of parts.join("").split(lineBreak)) {
     const collapsed = line.replace(/\s+/g, " ").trim()
     if (collapsed !== "") lines.push(collapsed)
   }
@@ -35,33 +38,34 @@ export const inlineText = (node: Nodes): string => {
   return parts.join("").replace(/\s+/g, " ").trim()
 }
 
-const collect = (node: Nodes, parts: Array<string>, isTop: boolean): void => {
+const collect = (node: Nodes, parts: Array<string>, isTop: boolean, inPre = false): void => {
   switch (node.type) {
     case "text":
-      parts.push(node.value)
+      parts.push(inPre ? node.value.replace(/\r?\n/g, lineBreak) : node.value.replace(/\s+/g, " "))
       return
     case "root":
-      for (const child of node.children) collect(child, parts, false)
+      for (const child of node.children) collect(child, parts, false, inPre)
       return
     case "element":
-      collectElement(node, parts, isTop)
+      collectElement(node, parts, isTop, inPre)
       return
     default:
       return
   }
 }
 
-const collectElement = (element: Element, parts: Array<string>, isTop: boolean): void => {
+const collectElement = (element: Element, parts: Array<string>, isTop: boolean, inPre: boolean): void => {
   // The selected element itself is read even when it is, say, a `<head>` or `<noscript>`: the caller asked for it.
   if (!isTop && (unrendered.has(element.tagName) || element.properties.hidden === true)) return
   if (element.tagName === "br") {
-    parts.push("\n")
+    parts.push(lineBreak)
     return
   }
   const block = blocks.has(element.tagName)
-  if (block) parts.push("\n")
+  if (block) parts.push(lineBreak)
   else if (cells.has(element.tagName)) parts.push(" ")
-  for (const child of element.children) collect(child, parts, false)
-  if (block) parts.push("\n")
+  const pre = inPre || element.tagName === "pre" || element.tagName === "textarea"
+  for (const child of element.children) collect(child, parts, false, pre)
+  if (block) parts.push(lineBreak)
   else if (cells.has(element.tagName)) parts.push(" ")
 }

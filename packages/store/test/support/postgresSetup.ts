@@ -24,6 +24,7 @@ export default function setup(project: TestProject): void {
   }
   if (process.env.SIFT_TEST_POSTGRES === "off") {
     project.provide("databaseUrl", null)
+    skip("SIFT_TEST_POSTGRES=off")
     return
   }
   try {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Exit } from "effect"
+import { ConfigProvider, Effect, Either, Exit, Layer } from "effect"
 import { createServer, request as httpRequest, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { gzipSync } from "node:zlib"
@@ -281,6 +281,40 @@ it.layer(FixtureSite.layer(routes), { excludeTestServices: true })("Fetcher", (i
       expect(error._tag === "WebsiteError" && error.reason).toBe("Unreachable")
     }))
 
+  it.effect("layerConfig reads allow-private, host rules, user agent and country proxies from the environment", () =>
+    Effect.gen(function*() {
+      const site = yield* FixtureSite.FixtureSite
+      const env = new Map([
+        ["SIFT_ALLOW_PRIVATE_TARGETS", "true"],
+        ["SIFT_HOST_RESOLVER_RULES", `MAP site.test 127.0.0.1:${site.port}`],
+        ["SIFT_USER_AGENT", "EnvAgent/2"],
+        ["SIFT_COUNTRY_PROXIES", "{\"DE\":\"http://127.0.0.1:1\"}"]
+      ])
+      const configured = Layer.provide(Fetcher.layerConfig, Layer.setConfigProvider(ConfigProvider.fromMap(env)))
+      const run = (request: Fetcher.FetchRequest) =>
+        Effect.flatMap(Fetcher.Fetcher, (f) => f.fetch(request)).pipe(Effect.provide(configured))
+      const response = yield* run({ url: "http://site.test/echo" })
+      const echoed = JSON.parse(text(response.body)) as { headers: Record<string, string> }
+      expect(echoed.headers["host"]).toBe("site.test")
+      expect(echoed.headers["user-agent"]).toBe("EnvAgent/2")
+      const error = yield* failure(run({ url: "http://site.test/echo", country: "us" }))
+      expect(error._tag === "InvalidRequest" && error.field).toBe("country")
+      // The configured German proxy exists (and is down): a proxy failure, not a validation error.
+      const down = yield* failure(run({ url: "http://site.test/echo", country: "de" }))
+      expect(down._tag === "WebsiteError" && down.reason).toBe("Proxy")
+    }))
+
+  it.effect("layerConfig fails with a ConfigError on bad rules or a bad proxy map", () =>
+    Effect.gen(function*() {
+      const build = (env: Map<string, string>) =>
+        Effect.scoped(Layer.build(Layer.provide(Fetcher.layerConfig, Layer.setConfigProvider(ConfigProvider.fromMap(env)))))
+      const rules = yield* Effect.flip(build(new Map([["SIFT_HOST_RESOLVER_RULES", "MAP nothing"]])))
+      expect(String(rules)).toContain("SIFT_HOST_RESOLVER_RULES")
+      const proxies = yield* Effect.flip(build(new Map([["SIFT_COUNTRY_PROXIES", "[1]"]])))
+      expect(String(proxies)).toContain("SIFT_COUNTRY_PROXIES")
+      yield* build(new Map())
+    }))
+
   it.effect("rejects URLs that are not http(s)", () =>
     Effect.gen(function*() {
       const error = yield* failure(fetchWith(local, { url: "file:///etc/passwd" }))
@@ -348,5 +382,20 @@ describe("Fetcher proxies", () => {
       expect(error._tag === "WebsiteError" && error.reason).toBe("PrivateAddress")
       expect(error.message).toContain("metadata")
       expect(proxy.seen).toEqual([])
+    }))
+})
+
+describe("FixtureSite", () => {
+  it.scoped("serves a directory of real files", () =>
+    Effect.gen(function*() {
+      const root = yield* Effect.promise(() => import("node:fs/promises").then((fs) => fs.mkdtemp("/tmp/fixture-")))
+      yield* Effect.promise(() => import("node:fs/promises").then((fs) => fs.writeFile(`${root}/index.html`, page("files"))))
+      const site = yield* FixtureSite.scoped({ "*": FixtureSite.directory(root) })
+      const response = yield* fetchWith(local, { url: `${site.url}/` })
+      expect(text(response.body)).toBe(page("files"))
+      const missing = yield* failure(fetchWith(local, { url: `${site.url}/nope.html` }))
+      expect(missing._tag === "WebsiteError" && missing.status).toBe(404)
+      const escape = yield* failure(fetchWith(local, { url: `${site.url}/..%2f..%2f..%2fetc%2fpasswd` }))
+      expect(escape._tag === "WebsiteError" && escape.status).toBe(403)
     }))
 })

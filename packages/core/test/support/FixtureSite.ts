@@ -8,7 +8,9 @@
  */
 import { Context, Effect, Layer, type Scope } from "effect"
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http"
+import { readFile } from "node:fs/promises"
 import type { AddressInfo, Socket } from "node:net"
+import { extname, join, normalize, sep } from "node:path"
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from "node:zlib"
 
 /** What the server saw and did for one request. */
@@ -130,6 +132,34 @@ export const large = (totalBytes: number, options: { chunkSize?: number; content
     }
     if (!res.destroyed) res.end()
   }
+
+const mimeTypes: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".htm": "text/html; charset=utf-8",
+  ".xml": "application/xml",
+  ".txt": "text/plain; charset=utf-8",
+  ".json": "application/json",
+  ".css": "text/css",
+  ".js": "text/javascript",
+  ".png": "image/png",
+  ".jpg": "image/jpeg",
+  ".gif": "image/gif",
+  ".svg": "image/svg+xml",
+  ".pdf": "application/pdf"
+}
+
+/**
+ * Serves real files from `root` (`/a/` serves `a/index.html`), with a Content-Type from the extension; use it as the
+ * `*` route. Paths cannot leave `root`.
+ */
+export const directory = (root: string): Handler => async (req, res) => {
+  const path = decodeURIComponent((req.url ?? "/").split("?")[0]!)
+  const file = normalize(join(root, path.endsWith("/") ? `${path}index.html` : path))
+  if (file !== normalize(root) && !file.startsWith(normalize(root) + sep)) return status(403)(req, res, undefined as never)
+  const body = await readFile(file).catch(() => undefined)
+  if (body === undefined) return status(404)(req, res, undefined as never)
+  send(res, body, { contentType: mimeTypes[extname(file).toLowerCase()] ?? "application/octet-stream" })
+}
 
 /** Echoes the request (method, path, headers) as JSON, for asserting what arrived. */
 export const echo: Handler = (req, res) => {

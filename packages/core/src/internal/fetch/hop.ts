@@ -58,6 +58,8 @@ export const hop = async (options: {
     signal
   })
   const body = response.body as unknown as Readable
+  // Destroying an unread undici body emits an AbortError; we destroy on purpose, so that error is expected.
+  body.on("error", () => {})
   // undici aborts the body on abort too, but only while the request is in flight; make sure reading stops.
   const onAbort = () => body.destroy(signal.reason instanceof Error ? signal.reason : new Error("aborted"))
   signal.addEventListener("abort", onAbort, { once: true })

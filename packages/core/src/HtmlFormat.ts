@@ -33,8 +33,9 @@ export interface HtmlContext {
 
 /**
  * Serialises `tree` as the cleaned HTML of the `html` output: no scripts, styles, `noscript`, templates, comments,
- * event-handler attributes, `javascript:` URLs or `srcdoc` documents; every URL attribute absolute against the page's
- * `<base href>` (resolved against `baseUrl`), and `<base>` itself removed since nothing depends on it any more.
+ * event-handler attributes, `javascript:` URLs or `srcdoc` documents; every URL attribute (and `url()` in inline
+ * styles) absolute against the page's `<base href>` (resolved against `baseUrl`), and `<base>` itself removed since
+ * nothing depends on it any more.
  * Everything else is kept as it was. The input tree is not changed.
  */
 export const toHtml = (tree: Root, context: HtmlContext): string => serialize(clean(tree, context))
@@ -86,6 +87,8 @@ const cleanProperties = (properties: Properties, base: string): Properties => {
     } else if (srcsetProperties.has(property) && typeof value === "string") {
       if (isScriptUrl(value)) continue
       out[property] = absoluteSrcset(value, base)
+    } else if (property === "style" && typeof value === "string") {
+      out[property] = absoluteStyleUrls(value, base)
     } else if (urlListProperties.has(property) && Array.isArray(value)) {
       out[property] = value.map(String).filter((url) => !isScriptUrl(url)).map((url) => resolve(url, base) ?? url)
     } else {
@@ -94,3 +97,13 @@ const cleanProperties = (properties: Properties, base: string): Properties => {
   }
   return out
 }
+
+// Inline styles keep their `url(...)` references working out of context too (backgrounds are images people see).
+const absoluteStyleUrls = (style: string, base: string): string =>
+  style.includes("url(")
+    ? style.replace(/url\(\s*(['"]?)(.*?)\1\s*\)/gi, (whole, quote: string, url: string) => {
+      if (isScriptUrl(url)) return "none"
+      const absolute = resolve(url, base)
+      return absolute === undefined ? whole : `url(${quote}${absolute}${quote})`
+    })
+    : style

@@ -43,7 +43,7 @@ export interface FetchedResponse {
   /** Every URL that answered with a redirect, in order (the requested URL first when it redirected). */
   readonly redirects: ReadonlyArray<string>
   readonly status: number
-  /** Response headers, lower-cased names. */
+  /** Response headers as sent, lower-cased names (`content-encoding` describes the wire, not `body`). */
   readonly headers: Readonly<Record<string, string>>
   /** The MIME type alone, lower-case (`text/html`), when the response had one. */
   readonly contentType: string | undefined
@@ -121,6 +121,8 @@ const checkProxiedTarget = (url: URL, policy: AddressGuard.AddressPolicy): Effec
   const refuse = (ip: string) =>
     Effect.fail(new WebsiteError({ reason: "PrivateAddress", url: url.href, detail: AddressGuard.explain(ip, host) }))
   if (isIP(host) !== 0) return policy(host, host) ? Effect.void : refuse(host)
+  // A refused name (`metadata.google.internal`) is refused whatever it resolves to, unless the policy allows everything.
+  if (AddressGuard.refusedHostName(host) !== undefined && !policy("0.0.0.0", host)) return refuse("0.0.0.0")
   return Effect.promise(() => lookup(host, { all: true }).catch(() => [])).pipe(
     Effect.flatMap((addresses) => {
       const bad = addresses.find((a) => !policy(a.address, host))
@@ -221,7 +223,10 @@ const rulesOf = (hostRules: HostRules.HostRules | string): HostRules.HostRules =
   return Either.getOrThrowWith(HostRules.parse(hostRules), (error) => new Error(error.message))
 }
 
-/** The Fetcher with these options (the rest default); its connections close when the layer's scope ends. */
+/**
+ * The Fetcher with these options (the rest default); its connections close when the layer's scope ends. A `hostRules`
+ * string that does not parse is a defect here (use {@link HostRules.parse} first, or `layerConfig`, to get an error).
+ */
 export const layer = (options: Partial<FetcherOptions> = {}): Layer.Layer<Fetcher> => {
   const merged: FetcherOptions = { ...defaultOptions, ...options }
   return Layer.scoped(Fetcher, Effect.suspend(() => make(merged, rulesOf(merged.hostRules))))

@@ -227,6 +227,17 @@ it.layer(FixtureSite.layer(routes), { excludeTestServices: true })("Fetcher", (i
       expect((yield* fetchWith(local, { url: `${site.url}/` })).status).toBe(200)
     }))
 
+  it.effect("refuses loopback and metadata in every literal spelling without connecting", () =>
+    Effect.gen(function*() {
+      const site = yield* FixtureSite.FixtureSite
+      const before = site.exchanges.length
+      for (const host of ["[::1]", "[::ffff:127.0.0.1]", "2130706433", "0x7f.1", "169.254.169.254", "[fd00:ec2::254]"]) {
+        const error = yield* failure(fetchWith({}, { url: `http://${host}:${site.port}/` }))
+        expect(error._tag === "WebsiteError" && error.reason).toBe("PrivateAddress")
+      }
+      expect(site.exchanges.length).toBe(before)
+    }))
+
   it.effect("maps a host to the fixture server keeping the Host header", () =>
     Effect.gen(function*() {
       const site = yield* FixtureSite.FixtureSite
@@ -381,6 +392,9 @@ describe("Fetcher proxies", () => {
       const error = yield* failure(fetchWith({ proxyUrl: proxy.url }, { url: "http://169.254.169.254/latest/meta-data" }))
       expect(error._tag === "WebsiteError" && error.reason).toBe("PrivateAddress")
       expect(error.message).toContain("metadata")
+      const byName = yield* failure(fetchWith({ proxyUrl: proxy.url }, { url: "http://metadata.google.internal/" }))
+      expect(byName._tag === "WebsiteError" && byName.reason).toBe("PrivateAddress")
+      expect(byName.message).toContain("cloud metadata name")
       expect(proxy.seen).toEqual([])
     }))
 })

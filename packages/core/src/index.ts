@@ -1,7 +1,28 @@
 /**
- * @sift/core: the Sift pipeline as a library.
+ * @sift/core: the Sift pipeline as a library. Node apps call `scrape(request)`; Effect apps compose the services.
  *
  * @since 0.1.0
  */
+
+/** Scrapes one URL with a process-wide scraper configured from the environment. */
+export { scrape } from "./Scraper.js"
+
+export * as AddressGuard from "./AddressGuard.js"
+export * as Cache from "./Cache.js"
+export * as Charset from "./Charset.js"
+export * as ContentFilter from "./ContentFilter.js"
+export * as Deadline from "./Deadline.js"
 export * as Errors from "./Errors.js"
+export * as Fetcher from "./Fetcher.js"
+export * as HostRules from "./HostRules.js"
 export * as Html from "./Html.js"
+export * as HtmlFormat from "./HtmlFormat.js"
+export * as Images from "./Images.js"
+export * as MainContent from "./MainContent.js"
+export * as Markdown from "./Markdown.js"
+export * as Metadata from "./Metadata.js"
+export * as ParseRules from "./ParseRules.js"
+export * as Pipeline from "./Pipeline.js"
+export * as Scraper from "./Scraper.js"
+export * as ScrapeRequest from "./ScrapeRequest.js"
+export * as ScrapeResult from "./ScrapeResult.js"

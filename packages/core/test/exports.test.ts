@@ -1,0 +1,13 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Core from "../src/index.js"
+
+describe("@sift/core exports", () => {
+  it("exposes exactly the public modules and the scrape function", () => {
+    expect(Object.keys(Core).sort()).toEqual([
+      "AddressGuard", "Cache", "Charset", "ContentFilter", "Deadline", "Errors", "Fetcher", "HostRules", "Html",
+      "HtmlFormat", "Images", "MainContent", "Markdown", "Metadata", "ParseRules", "Pipeline", "ScrapeRequest",
+      "ScrapeResult", "Scraper", "scrape"
+    ])
+    expect(typeof Core.scrape).toBe("function")
+  })
+})

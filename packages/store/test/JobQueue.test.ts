@@ -1,7 +1,7 @@
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, it, layer as testLayer } from "@effect/vitest"
 import { afterAll } from "vitest"
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Duration, Effect, Layer, Option, Redacted, Ref, Schedule } from "effect"
+import { Deferred, Duration, Effect, Layer, Option, Redacted, Ref, Schedule } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -30,7 +30,7 @@ for (const backend of backends) {
   describe.skipIf(backend.skip !== undefined)(title(backend), () => {
     const layer = Layer.provideMerge(JobQueue.layer({ queues: [transactionalQueue] }), backend.layer())
 
-    it.layer(layer, { timeout: 120_000, excludeTestServices: true })((it) => {
+    testLayer(layer, { timeout: 120_000, excludeTestServices: true })((it) => {
       it.scoped("processes a sent job once", () =>
         Effect.gen(function*() {
           const jobs = yield* JobQueue.JobQueue
@@ -113,6 +113,31 @@ describe("JobQueue on a PGlite data directory", () => {
         yield* eventually(Effect.flatMap(Ref.get(seen), (all) => all.length > 0 ? Effect.void : Effect.fail("pending")))
       }).pipe(Effect.scoped, Effect.provide(stack()))
       expect(yield* Ref.get(seen)).toEqual([{ sentBefore: "restart" }])
+    }), 120_000)
+})
+
+describe("JobQueue stop", () => {
+  it.live("lets a running job finish, and records it completed, when its scope closes", () =>
+    Effect.gen(function*() {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sift-jobs-"))
+      made.push(dir)
+      const queue = "graceful"
+      const started = yield* Deferred.make<void>()
+      const finished = yield* Ref.make(false)
+      yield* Effect.gen(function*() {
+        const jobs = yield* JobQueue.JobQueue
+        yield* jobs.work(queue, () =>
+          Deferred.succeed(started, undefined).pipe(
+            Effect.zipRight(Effect.sleep("1500 millis")),
+            Effect.zipRight(Ref.set(finished, true))
+          ), poll)
+        yield* jobs.send(queue, {})
+        // Leave the scope while the job is still running.
+        yield* Deferred.await(started)
+      }).pipe(Effect.scoped, Effect.provide(Layer.provideMerge(JobQueue.layer(), Sql.layerPglite({ dir }))))
+      expect(yield* Ref.get(finished)).toBe(true)
+      const states = yield* jobStates(queue).pipe(Effect.provide(Sql.layerPglite({ dir })))
+      expect(states.map((r) => r.state)).toEqual(["completed"])
     }), 120_000)
 })
 

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, it, layer as testLayer } from "@effect/vitest"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Layer, Option, Redacted } from "effect"
 import * as BlobStore from "../src/BlobStore.js"
@@ -26,7 +26,7 @@ for (const backend of backends) {
     )
 
     // Live services: the isolation test sleeps on the real clock.
-    it.layer(layer, { timeout: 120_000, excludeTestServices: true })((it) => {
+    testLayer(layer, { timeout: 120_000, excludeTestServices: true })((it) => {
       it.effect("reports its backend", () =>
         Effect.gen(function*() {
           const database = yield* Sql.Database

@@ -173,6 +173,7 @@ export const start = async (routes: Routes = {}): Promise<Site> => {
   const table = new Map(Object.entries(routes))
   const exchanges: Array<Exchange> = []
   const sockets = new Set<Socket>()
+  const onSocketClose = new WeakMap<Socket, Array<() => void>>()
   const server = createServer((req, res) => {
     let closed!: () => void
     const exchange: Exchange = {
@@ -185,7 +186,15 @@ export const start = async (routes: Routes = {}): Promise<Site> => {
       socketClosed: new Promise<void>((resolve) => (closed = resolve))
     }
     exchanges.push(exchange)
-    req.socket.once("close", () => closed())
+    // One close listener per socket, not per request: keep-alive sockets carry many requests.
+    const waiting = onSocketClose.get(req.socket)
+    if (waiting === undefined) {
+      const list = [closed]
+      onSocketClose.set(req.socket, list)
+      req.socket.once("close", () => list.forEach((resolve) => resolve()))
+    } else {
+      waiting.push(closed)
+    }
     res.once("finish", () => (exchange.finished = true))
     res.once("close", () => (exchange.aborted = !exchange.finished))
     const path = (req.url ?? "/").split("?")[0]!

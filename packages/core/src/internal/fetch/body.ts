@@ -17,10 +17,15 @@ export class BodyTooLarge extends Error {
 type Decoder = (source: AsyncIterable<Uint8Array>) => AsyncIterable<Uint8Array>
 
 // Sync flush tolerates a truncated stream (a server that closes early), as browsers do.
-const zlibOptions: zlib.ZlibOptions = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH }
+const zlibOptions: zlib.ZlibOptions = {
+  flush: zlib.constants.Z_SYNC_FLUSH,
+  finishFlush: zlib.constants.Z_SYNC_FLUSH,
+  chunkSize: 64 * 1024 // fewer, larger output chunks: a page is usually tens to hundreds of KB
+}
 const brotliOptions: zlib.BrotliOptions = {
   flush: zlib.constants.BROTLI_OPERATION_FLUSH,
-  finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH
+  finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH,
+  chunkSize: 64 * 1024
 }
 
 const through = (transform: NodeJS.ReadWriteStream): Decoder => (source) =>

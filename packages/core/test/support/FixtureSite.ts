@@ -125,8 +125,13 @@ export const large = (totalBytes: number, options: { chunkSize?: number; content
       exchange.bytesSent += piece.length
       if (!ok) {
         await new Promise<void>((resolve) => {
-          res.once("drain", resolve)
-          res.once("close", resolve)
+          const done = () => {
+            res.off("drain", done)
+            res.off("close", done)
+            resolve()
+          }
+          res.on("drain", done)
+          res.on("close", done)
         })
       }
     }

@@ -136,9 +136,13 @@ export const make = (
         Stream.fromIterableEffect(transform ? Effect.map(run(sql, params), transform) : run(sql, params))
     }
 
-    // The permit is held for the acquirer's scope: one statement, or a whole transaction.
-    const acquirer = Effect.acquireRelease(semaphore.take(1), () => semaphore.release(1)).pipe(
-      Effect.as(connection)
+    // The permit is held for the acquirer's scope: one statement, or a whole transaction. Waiting for it stays
+    // interruptible (a request timing out behind a long transaction gives up); once taken, its release is registered.
+    const acquirer = Effect.uninterruptibleMask((restore) =>
+      restore(semaphore.take(1)).pipe(
+        Effect.zipRight(Effect.addFinalizer(() => semaphore.release(1))),
+        Effect.as(connection)
+      )
     )
 
     const client = yield* SqlClient.make({

@@ -1,6 +1,6 @@
 import { describe, expect, it, layer as testLayer } from "@effect/vitest"
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Effect, Fiber, Layer, Option, Redacted } from "effect"
 import * as BlobStore from "../src/BlobStore.js"
 import * as Migrations from "../src/Migrations.js"
 import * as Sql from "../src/Sql.js"
@@ -118,6 +118,22 @@ for (const backend of backends) {
           expect(rows.filter((r) => r.who === "other")).toHaveLength(10)
           expect(rows.filter((r) => r.who === "tx")).toHaveLength(0)
         }))
+
+      if (backend.name === "pglite") {
+        it.effect("lets a statement waiting for the session be interrupted", () =>
+          Effect.gen(function*() {
+            const sql = yield* SqlClient.SqlClient
+            const holder = yield* sql.withTransaction(Effect.zipRight(sql`SELECT 1`, Effect.sleep("300 millis"))).pipe(
+              Effect.fork
+            )
+            yield* Effect.sleep("50 millis")
+            const waited = yield* sql`SELECT 2 AS two`.pipe(Effect.timeoutOption("50 millis"))
+            expect(Option.isNone(waited)).toBe(true)
+            yield* Fiber.join(holder)
+            // The interrupted waiter left no permit behind: the session still serves statements.
+            expect(yield* sql`SELECT 3 AS three`).toEqual([{ three: 3 }])
+          }))
+      }
 
       it.effect("returns the same value types as node-postgres", () =>
         Effect.gen(function*() {

@@ -1,0 +1,386 @@
+/**
+ * A fast HTML tree builder: htmlparser2's tokenizer (raw-text elements, entities, comments) feeding a compact version
+ * of the browser's tree-construction rules, building hast directly. It does what changes the tree in practice: implied
+ * `html`/`head`/`body`, `p` closed by block starts, implied `li`/`dd`/`dt`/heading/`option` ends, table repair
+ * (implied `tbody`/`tr`, stray cells ignored, other content foster-parented before the table), void elements, `pre`'s
+ * leading newline, `template` content, end tags that do not cross block boundaries, formatting end tags that do.
+ * Not done: the full adoption agency (formatting is not reopened after a block) and `noscript` as raw text; hast
+ * positions are not recorded.
+ */
+import type { Comment, Element, ElementContent, Properties, Root, RootContent, Text } from "hast"
+import { type TokenizerCallbacks, Tokenizer } from "htmlparser2"
+import { find, html as htmlSchema, normalize, svg as svgSchema } from "property-information"
+import {
+  closesParagraph,
+  formatting,
+  headContent,
+  headings,
+  scopeBoundary,
+  special,
+  tableContext,
+  tableInPlace,
+  tableSections,
+  voidElements
+} from "./elements.js"
+
+type Parent = Root | Element
+
+const element = (tagName: string, properties: Properties = {}): Element => ({
+  type: "element",
+  tagName,
+  properties,
+  children: []
+})
+
+const tableEnds = new Set(["table", "tbody", "thead", "tfoot", "tr", "caption", "colgroup"])
+const whitespace = /^[ \t\n\f\r]*$/
+const spaces = /[ \t\n\f\r]+/
+
+class TreeBuilder implements TokenizerCallbacks {
+  readonly root: Root = { type: "root", children: [] }
+  private readonly source: string
+  private readonly stack: Array<Element> = []
+  private readonly fragment: boolean
+  private html: Element | undefined
+  private head: Element | undefined
+  private body: Element | undefined
+  private foreign = 0
+  private skipNewline = false
+  private tagName = ""
+  private attributes: Array<[string, string]> = []
+  private attributeName = ""
+  private attributeValue = ""
+
+  constructor(source: string, fragment: boolean) {
+    this.source = source
+    this.fragment = fragment
+    if (!fragment) {
+      this.html = element("html")
+      this.head = element("head")
+      this.html.children.push(this.head)
+      this.root.children.push(this.html)
+      this.stack.push(this.html, this.head)
+    }
+  }
+
+  // ---- tokenizer callbacks ----
+
+  ontext(start: number, end: number): void {
+    this.text(this.source.slice(start, end))
+  }
+  ontextentity(codepoint: number): void {
+    this.text(String.fromCodePoint(codepoint))
+  }
+  onopentagname(start: number, end: number): void {
+    this.tagName = this.source.slice(start, end).toLowerCase()
+    this.attributes = []
+  }
+  onattribname(start: number, end: number): void {
+    this.attributeName = this.source.slice(start, end).toLowerCase()
+  }
+  onattribdata(start: number, end: number): void {
+    this.attributeValue += this.source.slice(start, end)
+  }
+  onattribentity(codepoint: number): void {
+    this.attributeValue += String.fromCodePoint(codepoint)
+  }
+  onattribend(): void {
+    const name = this.attributeName
+    if (!this.attributes.some((a) => a[0] === name)) this.attributes.push([name, this.attributeValue])
+    this.attributeValue = ""
+  }
+  onopentagend(): void {
+    this.start(this.tagName, this.attributes, false)
+  }
+  onselfclosingtag(): void {
+    this.start(this.tagName, this.attributes, this.foreign > 0)
+  }
+  onclosetag(start: number, end: number): void {
+    this.skipNewline = false
+    this.end(this.source.slice(start, end).toLowerCase())
+  }
+  oncomment(start: number, end: number, offset: number): void {
+    this.skipNewline = false
+    const node: Comment = { type: "comment", value: this.source.slice(start, end - offset) }
+    this.append(node)
+  }
+  oncdata(start: number, end: number, offset: number): void {
+    const value = this.source.slice(start, end - offset)
+    if (this.foreign > 0) this.text(value)
+    else this.append({ type: "comment", value: `[CDATA[${value}]]` })
+  }
+  ondeclaration(start: number, end: number): void {
+    if (/^doctype/i.test(this.source.slice(start, end))) {
+      if (this.root.children.every((c) => c.type !== "doctype")) (this.root.children as Array<RootContent>).unshift({ type: "doctype" } as RootContent)
+    }
+  }
+  onprocessinginstruction(start: number, end: number): void {
+    this.append({ type: "comment", value: this.source.slice(start, end) })
+  }
+  onend(): void {
+    if (!this.fragment && this.body === undefined) this.openBody()
+    while (this.stack.length > 0) this.pop()
+  }
+  isInForeignContext(): boolean {
+    return this.foreign > 0
+  }
+
+  // ---- tree construction ----
+
+  private get current(): Parent {
+    return this.stack.length > 0 ? this.stack[this.stack.length - 1]! : this.root
+  }
+
+  private text(value: string): void {
+    if (this.skipNewline) {
+      this.skipNewline = false
+      if (value.charCodeAt(0) === 10) value = value.slice(1)
+      if (value === "") return
+    }
+    if (!this.fragment && this.body === undefined && (this.current === this.html || this.current === this.head)) {
+      if (whitespace.test(value)) return
+      this.openBody()
+    }
+    let parent = this.current
+    let before: Element | undefined
+    if (parent.type === "element" && tableContext.has(parent.tagName) && !whitespace.test(value)) {
+      ;[parent, before] = this.fosterTarget()
+    }
+    const siblings = parent.children
+    const index = before === undefined ? siblings.length : siblings.indexOf(before)
+    const previous = siblings[index - 1]
+    if (previous !== undefined && previous.type === "text") previous.value += value
+    else siblings.splice(index, 0, { type: "text", value } satisfies Text)
+  }
+
+  private append(node: ElementContent): void {
+    ;(this.current.children as Array<RootContent>).push(node)
+  }
+
+  private openBody(properties: Properties = {}): void {
+    while (this.stack.length > 1) this.pop()
+    this.body = element("body", properties)
+    this.html!.children.push(this.body)
+    this.stack.push(this.body)
+  }
+
+  private properties(attributes: ReadonlyArray<[string, string]>): Properties {
+    const schema = this.foreign > 0 ? svgSchema : htmlSchema
+    const properties: Properties = {}
+    for (const [name, value] of attributes) {
+      const info = find(schema, name)
+      let result: Properties[string]
+      if (info.spaceSeparated) result = value.split(spaces).filter((s) => s !== "")
+      else if (info.commaSeparated) result = value.split(",").map((s) => s.trim()).filter((s) => s !== "")
+      else if (info.commaOrSpaceSeparated) result = value.split(/[ \t\n\f\r,]+/).filter((s) => s !== "")
+      else if (info.number && value !== "" && !Number.isNaN(Number(value))) result = Number(value)
+      else if ((info.boolean || info.overloadedBoolean) && (value === "" || normalize(value) === normalize(name))) {
+        result = true
+      } else result = value
+      properties[info.property] = result
+    }
+    return properties
+  }
+
+  private start(rawName: string, attributes: ReadonlyArray<[string, string]>, selfClosing: boolean): void {
+    this.skipNewline = false
+    const name = rawName === "image" && this.foreign === 0 ? "img" : rawName
+    if (this.foreign > 0) {
+      this.insert(element(name, this.properties(attributes)), !selfClosing)
+      if (name === "svg" || name === "math") this.foreign++
+      return
+    }
+    if (!this.fragment) {
+      if (name === "html") return this.merge(this.html!, attributes)
+      if (name === "head") return
+      if (name === "body") {
+        if (this.body === undefined) this.openBody(this.properties(attributes))
+        else this.merge(this.body, attributes)
+        return
+      }
+      if (this.body === undefined) {
+        if (headContent.has(name) || (name === "noscript" && this.current === this.head)) {
+          if (this.current !== this.head && this.stack.length === 1) this.stack.push(this.head!)
+          this.insert(element(name, this.properties(attributes)), !voidElements.has(name))
+          return
+        }
+        this.openBody()
+      }
+    } else if (name === "html" || name === "head" || name === "body") return
+
+    if (tableSections.has(name) || name === "tr" || name === "td" || name === "th") {
+      if (!this.table(name)) return
+    } else if (name === "table" && this.current.type === "element" && tableContext.has(this.current.tagName)) {
+      this.popUntil("table")
+    }
+    if (closesParagraph.has(name) && this.inScope("p", true)) this.popUntil("p")
+    if (headings.has(name) && this.current.type === "element" && headings.has(this.current.tagName)) this.pop()
+    if (name === "li") this.closeListItem(["li"])
+    else if (name === "dd" || name === "dt") this.closeListItem(["dd", "dt"])
+    else if (name === "a" && this.inScope("a", false)) this.popUntil("a")
+    else if (name === "button" && this.inScope("button", false)) this.popUntil("button")
+    else if (name === "option" || name === "optgroup") {
+      if (this.current.type === "element" && this.current.tagName === "option") this.pop()
+      if (name === "optgroup" && this.current.type === "element" && this.current.tagName === "optgroup") this.pop()
+    }
+
+    const node = element(name, this.properties(attributes))
+    const parent = this.current
+    if (parent.type === "element" && tableContext.has(parent.tagName) && !this.isTablePart(name)) {
+      const [fosterParent, before] = this.fosterTarget()
+      fosterParent.children.splice(fosterParent.children.indexOf(before), 0, node)
+      if (!voidElements.has(name)) this.stack.push(node)
+    } else {
+      this.insert(node, !voidElements.has(name))
+    }
+    if (name === "svg" || name === "math") this.foreign++
+    if (name === "pre" || name === "listing" || name === "textarea") this.skipNewline = true
+  }
+
+  private isTablePart(name: string): boolean {
+    return tableContext.has(name) || name === "td" || name === "th" || tableInPlace.has(name) ||
+      (name === "form")
+  }
+
+  /** Prepares the stack for a table part; false when the tag is to be ignored (no table open). */
+  private table(name: string): boolean {
+    let tableAt = -1
+    for (let i = this.stack.length - 1; i >= 0; i--) {
+      const tag = this.stack[i]!.tagName
+      if (tag === "table") {
+        tableAt = i
+        break
+      }
+      if (tag === "template" || tag === "html") break
+    }
+    if (tableAt === -1) return false
+    // Close what is open inside the table up to the level this part belongs at.
+    const keep = name === "td" || name === "th" ? ["tr", "tbody", "thead", "tfoot", "table"]
+      : name === "tr" ? ["tbody", "thead", "tfoot", "table"]
+      : ["table"]
+    while (this.stack.length - 1 > tableAt && !keep.includes(this.stack[this.stack.length - 1]!.tagName)) this.pop()
+    const top = this.stack[this.stack.length - 1]!.tagName
+    if ((name === "tr" || name === "td" || name === "th") && top === "table") this.insert(element("tbody"), true)
+    if ((name === "td" || name === "th") && this.stack[this.stack.length - 1]!.tagName !== "tr") {
+      this.insert(element("tr"), true)
+    }
+    return true
+  }
+
+  /** Where foster-parented content goes: the parent of the innermost open table, before it. */
+  private fosterTarget(): [Parent, Element] {
+    for (let i = this.stack.length - 1; i >= 0; i--) {
+      const node = this.stack[i]!
+      if (node.tagName === "table") {
+        const parent = i > 0 ? this.stack[i - 1]! : this.root
+        // The table may have been moved; fall back to its former parent on the stack.
+        if (parent.children.includes(node)) return [parent, node]
+        return [parent, node]
+      }
+    }
+    return [this.current, this.current as Element]
+  }
+
+  private insert(node: Element, open: boolean): void {
+    this.current.children.push(node)
+    if (open) this.stack.push(node)
+  }
+
+  private merge(target: Element, attributes: ReadonlyArray<[string, string]>): void {
+    const properties = this.properties(attributes)
+    for (const key in properties) if (!(key in target.properties)) target.properties[key] = properties[key]!
+  }
+
+  private pop(): void {
+    const node = this.stack.pop()!
+    if (node.tagName === "svg" || node.tagName === "math") this.foreign = Math.max(0, this.foreign - 1)
+    if (node.tagName === "template" && this.foreign === 0) {
+      node.content = { type: "root", children: node.children }
+      node.children = []
+    }
+  }
+
+  private popUntil(name: string): void {
+    while (this.stack.length > 0) {
+      const tag = this.stack[this.stack.length - 1]!.tagName
+      this.pop()
+      if (tag === name) return
+    }
+  }
+
+  private inScope(name: string, button: boolean): boolean {
+    for (let i = this.stack.length - 1; i >= 0; i--) {
+      const tag = this.stack[i]!.tagName
+      if (tag === name) return true
+      if (scopeBoundary.has(tag) || (button && tag === "button")) return false
+    }
+    return false
+  }
+
+  private closeListItem(names: ReadonlyArray<string>): void {
+    for (let i = this.stack.length - 1; i >= 0; i--) {
+      const tag = this.stack[i]!.tagName
+      if (names.includes(tag)) {
+        this.popUntil(tag)
+        return
+      }
+      if (special.has(tag) && tag !== "address" && tag !== "div" && tag !== "p") return
+    }
+  }
+
+  private end(name: string): void {
+    if (this.foreign > 0) {
+      for (let i = this.stack.length - 1; i >= 0; i--) {
+        if (this.stack[i]!.tagName.toLowerCase() === name) {
+          while (this.stack.length > i) this.pop()
+          return
+        }
+      }
+      return
+    }
+    if (name === "html" || name === "body") return
+    if (name === "head") {
+      if (this.body === undefined && this.current === this.head) this.pop()
+      return
+    }
+    if (name === "p") {
+      if (this.inScope("p", true)) this.popUntil("p")
+      else this.start("p", [], false), this.popUntil("p")
+      return
+    }
+    if (name === "br") return this.start("br", [], false)
+    if (headings.has(name)) {
+      for (let i = this.stack.length - 1; i >= 0; i--) {
+        const tag = this.stack[i]!.tagName
+        if (headings.has(tag)) return this.popUntil(tag)
+        if (scopeBoundary.has(tag)) return
+      }
+      return
+    }
+    // Block and formatting end tags close their element when it is in scope; others stop at any special element.
+    const scoped = special.has(name) || formatting.has(name)
+    for (let i = this.stack.length - 1; i >= 0; i--) {
+      const tag = this.stack[i]!.tagName
+      if (tag === name) {
+        while (this.stack.length > i) this.pop()
+        return
+      }
+      const boundary = tableEnds.has(name)
+        ? tag === "html" || tag === "template" || tag === "table"
+        : scoped
+        ? scopeBoundary.has(tag)
+        : special.has(tag)
+      if (boundary) return
+    }
+  }
+}
+
+/** Builds a hast tree from HTML: a whole document (implied html/head/body) or a fragment. */
+export const build = (html: string, fragment: boolean): Root => {
+  const source = html.includes("\r") ? html.replace(/\r\n?/g, "\n") : html
+  const builder = new TreeBuilder(source, fragment)
+  const tokenizer = new Tokenizer({ decodeEntities: true }, builder)
+  tokenizer.write(source)
+  tokenizer.end()
+  return builder.root
+}

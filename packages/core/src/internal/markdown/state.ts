@@ -1,0 +1,94 @@
+/**
+ * The conversion state threaded through every handler: resolved options, the base URL, and the few flags that change
+ * how content is written (inside a link, a table cell, an emphasis of the same kind).
+ */
+import type { Element, ElementContent, Root } from "hast"
+
+/** Options after defaults are applied. */
+export interface ResolvedOptions {
+  readonly includeLinks: boolean
+  readonly includeImages: boolean
+  readonly inlineImages: "placeholder" | "preserve"
+}
+
+/** A link that wraps block content (`<a><h2>..</h2></a>`): each block's inline content is linked on its own. */
+export interface LinkTarget {
+  /** The Markdown that closes the link text: `](url "title")`. */
+  readonly close: string
+}
+
+/** Mutable conversion state; handlers save and restore the fields they change. */
+export interface State {
+  readonly options: ResolvedOptions
+  /** Absolute base for relative URLs, or undefined to keep them as written. */
+  readonly base: string | undefined
+  /** Set while converting blocks inside a link. */
+  link: LinkTarget | undefined
+  /** Inside link text: nested links are written as their text. */
+  inLink: boolean
+  /** Inside a GFM table cell: no newlines, pipes escaped, `<br>` for breaks. */
+  inTable: boolean
+  /** Depth of open emphasis per kind, so `<b><b>x</b></b>` does not write `****x****`. */
+  strong: number
+  emphasis: number
+  strike: number
+}
+
+/** Any node a handler may meet. */
+export type Node = Root | ElementContent
+
+const absolute = /^[a-z][a-z0-9+.-]*:/i
+
+/** Resolves `url` against the base when it is relative and a base is known. */
+export const resolveUrl = (st: State, url: string): string => {
+  const trimmed = url.trim()
+  if (st.base === undefined || absolute.test(trimmed)) return trimmed
+  try {
+    return new URL(trimmed, st.base).href
+  } catch {
+    return trimmed
+  }
+}
+
+/** The absolute base of a tree: the caller's base, overridden by the first `<base href>` resolved against it. */
+export const findBase = (tree: Root | Element, baseUrl: string | undefined): string | undefined => {
+  const href = findBaseHref(tree, 0)
+  const start = validBase(baseUrl)
+  if (href === undefined) return start
+  try {
+    return new URL(href, start).href
+  } catch {
+    return start
+  }
+}
+
+const validBase = (url: string | undefined): string | undefined => {
+  if (url === undefined || url === "") return undefined
+  try {
+    return new URL(url).href
+  } catch {
+    return undefined
+  }
+}
+
+// `<base>` belongs in the head; only the top levels (root, html, head) are searched, so the walk is constant time.
+const findBaseHref = (node: Root | Element, depth: number): string | undefined => {
+  for (const child of node.children) {
+    if (child.type !== "element") continue
+    if (child.tagName === "base" && typeof child.properties.href === "string") return child.properties.href
+    if (depth < 2 && (child.tagName === "html" || child.tagName === "head")) {
+      const found = findBaseHref(child, depth + 1)
+      if (found !== undefined) return found
+    }
+  }
+  return undefined
+}
+
+/** A string property of an element, or undefined. */
+export const stringProperty = (el: Element, name: string): string | undefined => {
+  const value = el.properties[name]
+  if (typeof value === "string") return value
+  if (typeof value === "number") return String(value)
+  if (Array.isArray(value)) return value.join(" ")
+  return undefined
+}

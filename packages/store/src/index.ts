@@ -22,3 +22,6 @@ export * as JobQueue from "./JobQueue.js"
 
 /** The lock that keeps two processes off one data directory. */
 export * as DataDirLock from "./DataDirLock.js"
+
+/** Core's `Cache` over the store's database. */
+export * as CacheStore from "./CacheStore.js"

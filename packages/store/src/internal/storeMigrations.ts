@@ -26,8 +26,17 @@ const cacheEntries = Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql`CREATE INDEX cache_entries_expires_at ON cache_entries (expires_at) WHERE expires_at IS NOT NULL`
   ))
 
+// Core's `Cache` stores bytes: a bytea column beside the original jsonb one (which becomes optional) keeps cached pages
+// out of JSON (no base64 inflation, no parse on read).
+const cacheEntriesBytes = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  Effect.zipRight(
+    sql`ALTER TABLE cache_entries ADD COLUMN bytes bytea`,
+    sql`ALTER TABLE cache_entries ALTER COLUMN value DROP NOT NULL`
+  ))
+
 /** The store's migrations, by id. */
 export const storeMigrations = {
   "0001_blobs": blobs,
-  "0002_cache_entries": cacheEntries
+  "0002_cache_entries": cacheEntries,
+  "0003_cache_entries_bytes": cacheEntriesBytes
 }

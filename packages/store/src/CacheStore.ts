@@ -1,0 +1,130 @@
+/**
+ * Core's `Cache` over the store: one row per key in `cache_entries` (bytes and the time they were stored), shared by
+ * every process on the database, with a small in-process front for hot keys and a periodic sweep of expired rows.
+ * A cache never fails a request: a database error is logged and answered as a miss (on `get`) or dropped (on `set`).
+ *
+ * @since 0.1.0
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import { Cache } from "@sift/core/Cache"
+import { Duration, Effect, Layer, Option, Schedule, type Scope } from "effect"
+
+/** Options of the store-backed cache. */
+export interface Options {
+  /** How long an entry is kept at all, whatever `maxAgeMs` asks (default 30 days, the contract's largest `maxAgeMs`). */
+  readonly retentionMs?: number
+  /** How often expired rows are deleted (default 10 minutes). */
+  readonly sweepIntervalMs?: number
+  /** Bytes of recently used entries kept in process memory (default 64 MiB; 0 turns the front off). */
+  readonly memoryBytes?: number
+}
+
+/** The default retention: 30 days. */
+export const DEFAULT_RETENTION_MS = 2_592_000_000
+
+interface Row {
+  readonly bytes: Uint8Array
+  readonly storedAt: string | number | Date
+}
+
+const toMillis = (value: string | number | Date): number =>
+  value instanceof Date ? value.getTime() : typeof value === "number" ? value : Number(value)
+
+/** A size-bounded LRU of entries this process read or wrote; it only ever answers with an entry's true age. */
+const makeFront = (maxBytes: number) => {
+  const entries = new Map<string, { value: Uint8Array; storedAt: number }>()
+  let bytes = 0
+  const remove = (key: string) => {
+    const entry = entries.get(key)
+    if (entry === undefined) return
+    bytes -= entry.value.byteLength
+    entries.delete(key)
+  }
+  return {
+    get: (key: string) => {
+      const entry = entries.get(key)
+      if (entry === undefined) return undefined
+      entries.delete(key)
+      entries.set(key, entry)
+      return entry
+    },
+    set: (key: string, value: Uint8Array, storedAt: number) => {
+      remove(key)
+      if (value.byteLength > maxBytes / 4) return
+      entries.set(key, { value, storedAt })
+      bytes += value.byteLength
+      for (const oldest of entries.keys()) {
+        if (bytes <= maxBytes) break
+        remove(oldest)
+      }
+    },
+    remove
+  }
+}
+
+/**
+ * Builds the cache over the `SqlClient` in context and starts the expiry sweep for the scope's lifetime.
+ *
+ * @category constructors
+ */
+export const make = (options: Options = {}): Effect.Effect<Cache["Type"], never, SqlClient.SqlClient | Scope.Scope> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS
+    const memoryBytes = options.memoryBytes ?? 64 * 1024 * 1024
+    const front = memoryBytes > 0 ? makeFront(memoryBytes) : undefined
+
+    const sweep = sql`DELETE FROM cache_entries WHERE expires_at < now()`.pipe(
+      Effect.tap(() => Effect.logDebug("cache: expired entries swept")),
+      Effect.catchAllCause((cause) => Effect.logWarning("cache: sweep failed", cause))
+    )
+    yield* Effect.forkScoped(
+      Effect.repeat(sweep, Schedule.spaced(Duration.millis(options.sweepIntervalMs ?? 600_000)))
+    )
+
+    const get = (key: string, maxAgeMs: number): Effect.Effect<Option.Option<{ value: Uint8Array; storedAt: number }>> =>
+      Effect.gen(function*() {
+        const now = Date.now()
+        const local = front?.get(key)
+        // A fresher row may exist in the database (another replica wrote it), but this one is honest about its age.
+        if (local !== undefined && now - local.storedAt <= Math.min(maxAgeMs, retentionMs)) return Option.some(local)
+        const rows = yield* sql<Row>`
+          SELECT bytes, (extract(epoch from created_at) * 1000)::float8 AS "storedAt"
+          FROM cache_entries
+          WHERE key = ${key} AND bytes IS NOT NULL AND (expires_at IS NULL OR expires_at > now())`
+        const row = rows[0]
+        if (row === undefined) return Option.none()
+        const entry = { value: new Uint8Array(row.bytes), storedAt: Math.round(toMillis(row.storedAt)) }
+        front?.set(key, entry.value, entry.storedAt)
+        return now - entry.storedAt <= maxAgeMs ? Option.some(entry) : Option.none()
+      }).pipe(
+        Effect.catchAllCause((cause) =>
+          Effect.as(Effect.logWarning("cache: read failed, answering a miss", cause), Option.none())
+        )
+      )
+
+    const set = (key: string, value: Uint8Array): Effect.Effect<void> =>
+      Effect.gen(function*() {
+        front?.remove(key)
+        const expiresAt = new Date(Date.now() + retentionMs)
+        const rows = yield* sql<{ storedAt: string | number }>`
+          INSERT INTO cache_entries (key, value, bytes, created_at, expires_at)
+          VALUES (${key}, NULL, ${Buffer.from(value.buffer, value.byteOffset, value.byteLength)}, now(), ${expiresAt})
+          ON CONFLICT (key) DO UPDATE
+            SET value = EXCLUDED.value, bytes = EXCLUDED.bytes, created_at = EXCLUDED.created_at,
+                expires_at = EXCLUDED.expires_at
+          RETURNING (extract(epoch from created_at) * 1000)::float8 AS "storedAt"`
+        const storedAt = rows[0]?.storedAt
+        if (storedAt !== undefined) front?.set(key, value, Math.round(toMillis(storedAt)))
+      }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("cache: write failed, entry dropped", cause)))
+
+    return Cache.of({ get, set })
+  })
+
+/**
+ * Core's `Cache` backed by the store's database.
+ *
+ * @category layers
+ */
+export const layer = (options?: Options): Layer.Layer<Cache, never, SqlClient.SqlClient> =>
+  Layer.scoped(Cache, make(options))

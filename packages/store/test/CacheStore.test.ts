@@ -1,0 +1,88 @@
+import { describe, expect, it, layer as testLayer } from "@effect/vitest"
+import * as SqlClient from "@effect/sql/SqlClient"
+import { Cache } from "@sift/core/Cache"
+import { Effect, Layer, Option } from "effect"
+import * as CacheStore from "../src/CacheStore.js"
+import * as Migrations from "../src/Migrations.js"
+import { backends, title, unique } from "./support/backends.js"
+
+const bytes = (text: string) => new TextEncoder().encode(text)
+const text = (entry: Option.Option<{ value: Uint8Array }>) =>
+  Option.map(entry, (e) => new TextDecoder().decode(e.value))
+
+for (const backend of backends) {
+  describe.skipIf(backend.skip !== undefined)(`CacheStore on ${title(backend)}`, () => {
+    const database = Layer.tap(backend.layer(), (ctx) => Effect.provide(Migrations.run({ store: Migrations.store }), ctx))
+
+    // Live services: ages are measured on the real clock and the database's.
+    testLayer(database, { timeout: 120_000, excludeTestServices: true })((it) => {
+      it.effect("stores bytes and reads them back within maxAgeMs, with the time they were stored", () =>
+        Effect.scoped(Effect.gen(function*() {
+          const cache = yield* CacheStore.make({ memoryBytes: 0 })
+          const key = `k_${unique()}`
+          expect(Option.isNone(yield* cache.get(key, 60_000))).toBe(true)
+          const before = Date.now()
+          const payload = new Uint8Array([0, 1, 2, 255, 254, 0, 10])
+          yield* cache.set(key, payload)
+          const hit = yield* cache.get(key, 60_000)
+          expect(Option.isSome(hit)).toBe(true)
+          const entry = Option.getOrThrow(hit)
+          expect(Array.from(entry.value)).toEqual(Array.from(payload))
+          expect(entry.storedAt).toBeGreaterThanOrEqual(before - 1_000)
+          expect(entry.storedAt).toBeLessThanOrEqual(Date.now() + 1_000)
+        })))
+
+      it.effect("answers a miss when the entry is older than maxAgeMs, and a replacement resets the age", () =>
+        Effect.scoped(Effect.gen(function*() {
+          const cache = yield* CacheStore.make()
+          const key = `k_${unique()}`
+          yield* cache.set(key, bytes("first"))
+          yield* Effect.sleep("60 millis")
+          expect(Option.isNone(yield* cache.get(key, 20))).toBe(true)
+          expect(text(yield* cache.get(key, 60_000))).toEqual(Option.some("first"))
+          yield* cache.set(key, bytes("second"))
+          expect(text(yield* cache.get(key, 50))).toEqual(Option.some("second"))
+        })))
+
+      it.effect("is shared between two caches on one database (as between replicas)", () =>
+        Effect.scoped(Effect.gen(function*() {
+          const writer = yield* CacheStore.make()
+          const reader = yield* CacheStore.make()
+          const key = `k_${unique()}`
+          yield* writer.set(key, bytes("shared"))
+          expect(text(yield* reader.get(key, 60_000))).toEqual(Option.some("shared"))
+        })))
+
+      it.effect("expires entries past the retention and sweeps them from the table", () =>
+        Effect.scoped(Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          const key = `k_${unique()}`
+          const cache = yield* CacheStore.make({ retentionMs: 30, sweepIntervalMs: 50, memoryBytes: 0 })
+          yield* cache.set(key, bytes("short-lived"))
+          expect(text(yield* cache.get(key, 60_000))).toEqual(Option.some("short-lived"))
+          yield* Effect.sleep("200 millis")
+          expect(Option.isNone(yield* cache.get(key, 60_000))).toBe(true)
+          const rows = yield* sql`SELECT 1 FROM cache_entries WHERE key = ${key}`
+          expect(rows.length).toBe(0)
+        })))
+
+      it.effect("provides core's Cache as a layer", () =>
+        Effect.gen(function*() {
+          const cache = yield* Cache
+          const key = `k_${unique()}`
+          yield* cache.set(key, bytes("through the tag"))
+          expect(text(yield* cache.get(key, 60_000))).toEqual(Option.some("through the tag"))
+        }).pipe(Effect.provide(CacheStore.layer())))
+    })
+  })
+}
+
+describe("CacheStore when the database fails", () => {
+  it.effect("answers misses and drops writes instead of failing", () =>
+    Effect.scoped(Effect.gen(function*() {
+      // No migrations: the table does not exist, so every statement fails.
+      const cache = yield* CacheStore.make({ memoryBytes: 0 })
+      yield* cache.set("k", bytes("lost"))
+      expect(Option.isNone(yield* cache.get("k", 60_000))).toBe(true)
+    })).pipe(Effect.provide(backends[0]!.layer()), Effect.orDie))
+})

@@ -42,6 +42,7 @@ export const fromHast = (tree: Root | Element, options: MarkdownOptions = {}): s
     base: findBase(tree, options.baseUrl),
     link: undefined,
     inLink: false,
+    taskInput: undefined,
     inTable: false,
     strong: 0,
     emphasis: 0,

@@ -217,7 +217,7 @@ class TreeBuilder implements TokenizerCallbacks {
     if (headings.has(name) && this.current.type === "element" && headings.has(this.current.tagName)) this.pop()
     if (name === "li") this.closeListItem(["li"])
     else if (name === "dd" || name === "dt") this.closeListItem(["dd", "dt"])
-    else if (name === "a" && this.inScope("a", false)) this.popUntil("a")
+    else if (name === "a" && this.openInline("a")) this.popUntil("a")
     else if (name === "button" && this.inScope("button", false)) this.popUntil("button")
     else if (name === "option" || name === "optgroup") {
       if (this.current.type === "element" && this.current.tagName === "option") this.pop()
@@ -313,6 +313,16 @@ class TreeBuilder implements TokenizerCallbacks {
       const tag = this.stack[i]!.tagName
       if (tag === name) return true
       if (scopeBoundary.has(tag) || (button && tag === "button")) return false
+    }
+    return false
+  }
+
+  /** An open `name` reachable without crossing a special (block) element: `<a>` closes such an `a`. */
+  private openInline(name: string): boolean {
+    for (let i = this.stack.length - 1; i >= 0; i--) {
+      const tag = this.stack[i]!.tagName
+      if (tag === name) return true
+      if (special.has(tag)) return false
     }
     return false
   }

@@ -12,6 +12,7 @@ import { Inline, opener, type BreakStyle } from "./inline.js"
 import type { State } from "./state.js"
 
 const blank = /^[ \t\n\r\f]*$/
+const invisible = /^[\s\u200b\u200c\u200d\ufeff]*$/
 
 /** Converts nodes in block context, appending one string per block to `out`. */
 export const flow = (nodes: ReadonlyArray<ElementContent>, st: State, out: Array<string>): void => {
@@ -99,7 +100,8 @@ const startParagraph = (st: State): Inline => startInline(st, "hard")
 
 const endParagraph = (buf: Inline, st: State, out: Array<string>): void => {
   const text = buf.finish()
-  if (text.length > 0) out.push(st.inTable ? text : escapeLineStarts(text))
+  // A paragraph of only non-breaking spaces shows as a blank line: nothing to keep.
+  if (text.length > 0 && !invisible.test(text)) out.push(st.inTable ? text : escapeLineStarts(text))
 }
 
 /** True when `el` holds a block element somewhere below it (ignored subtrees excepted). */

@@ -26,6 +26,8 @@ export interface State {
   link: LinkTarget | undefined
   /** Inside link text: nested links are written as their text. */
   inLink: boolean
+  /** The checkbox written as a task item's `[x]` marker, so it is not written again as text. */
+  taskInput: Element | undefined
   /** Inside a GFM table cell: no newlines, pipes escaped, `<br>` for breaks. */
   inTable: boolean
   /** Depth of open emphasis per kind, so `<b><b>x</b></b>` does not write `****x****`. */

@@ -33,6 +33,12 @@ export interface Handler {
 
 const ignored: Handler = { ignore: true }
 const nothing: Handler = { inline: () => {} }
+// A checkbox outside a task marker shows its state as text.
+const input: Handler = {
+  inline: (el, st, buf) => {
+    if (el.properties.type === "checkbox" && el !== st.taskInput) buf.literal(el.properties.checked === true ? "[x]" : "[ ]")
+  }
+}
 
 const entries: Array<[ReadonlyArray<string>, Handler]> = [
   // Not content: scripts, styles, metadata, embedded and interactive widgets whose text is not page text.
@@ -44,7 +50,8 @@ const entries: Array<[ReadonlyArray<string>, Handler]> = [
     ],
     ignored
   ],
-  [["input", "wbr"], nothing],
+  [["wbr"], nothing],
+  [["input"], input],
   [
     [
       "html", "body", "address", "article", "aside", "center", "details", "div", "fieldset", "figure", "figcaption",

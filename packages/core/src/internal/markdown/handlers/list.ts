@@ -29,9 +29,13 @@ export const list = (el: Element, st: State, out: Array<string>): void => {
   for (const item of items) {
     const value = item.properties.value
     if (ordered && typeof value === "number") number = value
-    const task = taskState(item)
+    const checkbox = taskInput(item)
+    const task = checkbox === undefined ? undefined : checkbox.properties.checked === true
     const blocks: Array<string> = []
+    const outerTask = st.taskInput
+    st.taskInput = checkbox
     flow(item.children, st, blocks)
+    st.taskInput = outerTask
     if (blocks.length > 0) {
       const marker = ordered ? `${Math.max(0, Math.min(number, 999_999_999))}${delimiter}` : bullet
       const content = st.inTable ? joinBlocks(blocks, st) : joinItem(blocks)
@@ -80,14 +84,14 @@ const groupItems = (children: ReadonlyArray<ElementContent>): Array<Element> => 
   return items
 }
 
-/** Whether the item opens with a checkbox, and its state. */
-const taskState = (item: Element): boolean | undefined => {
+/** The checkbox opening the item, if any. */
+const taskInput = (item: Element): Element | undefined => {
   let node: Element = item
   for (let depth = 0; depth < 4; depth++) {
     const first = node.children.find((c) => c.type !== "comment" && !(c.type === "text" && blank.test(c.value)))
     if (first === undefined || first.type !== "element") return undefined
     if (first.tagName === "input") {
-      return first.properties.type === "checkbox" ? first.properties.checked === true : undefined
+      return first.properties.type === "checkbox" ? first : undefined
     }
     node = first
   }

@@ -1,0 +1,57 @@
+import { Command, Options } from "@effect/cli"
+import { Effect, Option } from "effect"
+import * as Server from "../../Server.js"
+import * as ServiceConfig from "../../ServiceConfig.js"
+import { CliFailure, ExitCode } from "./failure.js"
+
+const host = Options.text("host").pipe(
+  Options.optional,
+  Options.withDescription("Address to bind (env SIFT_HOST, default 127.0.0.1). Off loopback, plain HTTP is refused " +
+    "unless TLS is configured or the request comes through a trusted proxy with X-Forwarded-Proto: https")
+)
+const port = Options.integer("port").pipe(
+  Options.optional,
+  Options.withDescription("Port to listen on (env SIFT_PORT, default 3002; 0 picks a free one)")
+)
+const dataDir = Options.text("data-dir").pipe(
+  Options.optional,
+  Options.withDescription("Data directory of the embedded database (env SIFT_DATA_DIR, default ./.sift); " +
+    "unused when DATABASE_URL is set")
+)
+const logLevel = Options.choice("log-level", ["trace", "debug", "info", "warn", "error", "none"]).pipe(
+  Options.optional,
+  Options.withDescription("Lowest level of the JSON log lines written to stderr (env SIFT_LOG_LEVEL, default info)")
+)
+
+/** The description `sift serve --help` prints: what it does and the environment it reads. */
+export const description = [
+  "Run the Sift API server: the API under /v1, auth-host routes at the root, structured JSON logs on stderr.",
+  "Storage is embedded PGlite in the data directory unless DATABASE_URL names a PostgreSQL database; migrations run",
+  "at start-up. SIGINT/SIGTERM stop it gracefully (in-flight requests finish, logs flush, the database closes).",
+  "Environment: SIFT_HOST, SIFT_PORT, SIFT_DATA_DIR, DATABASE_URL, SIFT_TLS_CERT + SIFT_TLS_KEY (PEM files: serve",
+  "HTTPS), SIFT_TRUSTED_PROXIES (comma-separated IPs/CIDRs), SIFT_BOOTSTRAP_KEY + SIFT_BOOTSTRAP_PLAN (ensure that",
+  "API key exists; plan default scale), SIFT_LOG_LEVEL, SIFT_SHUTDOWN_TIMEOUT_MS (default 30000),",
+  "SIFT_ALLOW_PRIVATE_TARGETS, SIFT_PROXY_URL, SIFT_COUNTRY_PROXIES, SIFT_HOST_RESOLVER_RULES, SIFT_USER_AGENT,",
+  "SIFT_CHROMIUM_PATH, SIFT_BROWSER_WS_ENDPOINT. Flags win over their variables. See docs/configuration.md."
+].join(" ")
+
+/** `sift serve`: runs `application` with flags layered over the environment. */
+export const serveCommand = <E>(application: Server.Application<E>) =>
+  Command.make("serve", { host, port, dataDir, logLevel }, (flags) =>
+    Server.run(application).pipe(
+      Effect.withConfigProvider(ServiceConfig.providerWithFlags({
+        host: Option.getOrUndefined(flags.host),
+        port: Option.getOrUndefined(flags.port),
+        dataDir: Option.getOrUndefined(flags.dataDir),
+        logLevel: Option.getOrUndefined(flags.logLevel)
+      })),
+      Effect.mapError((error) =>
+        new CliFailure({
+          errorCode: "STARTUP_FAILED",
+          message: error instanceof Error || (typeof error === "object" && error !== null && "message" in error)
+            ? String((error as { message: unknown }).message)
+            : String(error),
+          exitCode: ExitCode.internal
+        })
+      )
+    )).pipe(Command.withDescription(description))

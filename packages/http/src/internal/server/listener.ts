@@ -1,0 +1,127 @@
+/**
+ * The Node listener under the API: a `node:http` or `node:https` server handed to `NodeHttpServer`, wrapped so that
+ * everything served on it passes the HTTPS rule and the access log first, and counted so shutdown can wait for the
+ * requests in flight.
+ */
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
+import { Deferred, Effect, Exit, Option, type Scope } from "effect"
+import { randomUUID } from "node:crypto"
+import * as fs from "node:fs"
+import * as http from "node:http"
+import * as https from "node:https"
+import type { ServiceConfig } from "../../ServiceConfig.js"
+import { isLoopbackBind, refusal } from "./httpsRule.js"
+
+/** The running listener: the Node server, its public URL and what shutdown needs. */
+export interface Listener {
+  readonly server: http.Server
+  readonly url: string
+  readonly httpServer: HttpServer.HttpServer
+  /** Requests whose response has not finished yet. */
+  readonly inFlight: () => number
+  /** Stops accepting connections and closes idle keep-alive ones; in-flight requests carry on. */
+  readonly stopAccepting: Effect.Effect<void>
+  /** Resolves when no request is in flight (immediately if none is). */
+  readonly drained: Effect.Effect<void>
+}
+
+const formatHost = (host: string) => host.includes(":") ? `[${host}]` : host
+
+/** The middleware every request passes first: the HTTPS rule, then the access log around the app. */
+const frontDoor = (config: ServiceConfig): HttpMiddleware.HttpMiddleware => {
+  const loopbackBind = isLoopbackBind(config.host)
+  const tls = Option.isSome(config.tls)
+  return (app) =>
+    Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const started = Date.now()
+      const incoming = NodeHttpServerRequest.toIncomingMessage(request)
+      const why = refusal({
+        loopbackBind,
+        tls,
+        trustedProxies: config.trustedProxies,
+        remoteAddress: incoming.socket.remoteAddress,
+        forwardedProto: request.headers["x-forwarded-proto"]
+      })
+      const path = request.url.split("?")[0] ?? request.url
+      const exit = yield* Effect.exit(
+        why === undefined ? app : Effect.sync(() => {
+          const requestId = randomUUID()
+          return HttpServerResponse.unsafeJson(
+            { request_id: requestId, error_code: "FORBIDDEN", message: why },
+            { status: 403, headers: { "x-request-id": requestId } }
+          )
+        })
+      )
+      const status = Exit.isSuccess(exit) ? exit.value.status : 500
+      const requestId = Exit.isSuccess(exit) ? exit.value.headers["x-request-id"] : undefined
+      yield* Effect.log(`${request.method} ${path} ${status}`).pipe(
+        Effect.annotateLogs({
+          request_id: requestId ?? null,
+          method: request.method,
+          path,
+          status,
+          latency_ms: Date.now() - started
+        })
+      )
+      return yield* exit
+    })
+}
+
+/**
+ * Opens the listener for the scope: HTTPS when TLS files are configured, else HTTP; fails if the port is taken.
+ * The Node server closes when the scope closes (after `stopAccepting`, that is immediate).
+ */
+export const make = (config: ServiceConfig): Effect.Effect<Listener, unknown, Scope.Scope> =>
+  Effect.gen(function*() {
+    const server: http.Server = Option.match(config.tls, {
+      onNone: () => http.createServer(),
+      onSome: (files) =>
+        https.createServer({ cert: fs.readFileSync(files.certFile), key: fs.readFileSync(files.keyFile) }) as unknown as http.Server
+    })
+    let inFlight = 0
+    let waiters: Array<() => void> = []
+    server.on("request", (_req, res: http.ServerResponse) => {
+      inFlight++
+      res.once("close", () => {
+        inFlight--
+        if (inFlight === 0) {
+          const ready = waiters
+          waiters = []
+          for (const wake of ready) wake()
+        }
+      })
+    })
+    const inner = yield* NodeHttpServer.make(() => server, { host: config.host, port: config.port })
+    const address = inner.address
+    const port = address._tag === "TcpAddress" ? address.port : config.port
+    const scheme = Option.isSome(config.tls) ? "https" : "http"
+    const door = frontDoor(config)
+    const httpServer = HttpServer.make({
+      address,
+      serve: ((app: any, middleware?: HttpMiddleware.HttpMiddleware) =>
+        inner.serve(app, (served: any) => door(middleware === undefined ? served : middleware(served)))) as any
+    })
+    const drained = Effect.gen(function*() {
+      if (inFlight === 0) return
+      const done = yield* Deferred.make<void>()
+      waiters.push(() => Deferred.unsafeDone(done, Exit.void))
+      yield* Deferred.await(done)
+    })
+    return {
+      server,
+      url: `${scheme}://${formatHost(config.host)}:${port}`,
+      httpServer,
+      inFlight: () => inFlight,
+      stopAccepting: Effect.sync(() => {
+        if (server.listening) server.close()
+        server.closeIdleConnections()
+      }),
+      drained
+    }
+  })

@@ -52,10 +52,11 @@ export interface RunOptions {
  * @category layers
  */
 export const layerDatabase = (
-  migrations: Migrations.MigrationRecords
+  migrations: Migrations.MigrationRecords,
+  role: string = "serve"
 ): Layer.Layer<SqlClient.SqlClient | Sql.Database, unknown> =>
   Layer.tap(
-    Sql.layerConfig({ lockInfo: { role: "serve" } }),
+    Sql.layerConfig({ lockInfo: { role } }),
     (context) => Effect.provide(Migrations.run({ store: Migrations.store, ...migrations }), context)
   )
 

@@ -8,8 +8,10 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
+import * as Admin from "../../../src/Admin.js"
 import * as Server from "../../../src/Server.js"
 import * as ServiceConfig from "../../../src/ServiceConfig.js"
+import { authenticate, direct } from "./standInAdmin.js"
 
 const reply = (body: Record<string, unknown>) => {
   const requestId = randomUUID()
@@ -18,6 +20,14 @@ const reply = (body: Record<string, unknown>) => {
 
 const router = HttpRouter.empty.pipe(
   HttpRouter.get("/v1/ping", Effect.sync(() => reply({ ok: true }))),
+  HttpRouter.get(
+    "/v1/whoami",
+    Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const ok = yield* authenticate((request.headers.authorization ?? "").replace(/^Bearer /, "")).pipe(Effect.orDie)
+      return ok ? reply({ ok }) : HttpServerResponse.unsafeJson({ error_code: "UNAUTHORIZED" }, { status: 401 })
+    })
+  ),
   HttpRouter.get(
     "/v1/slow",
     Effect.gen(function*() {
@@ -29,9 +39,13 @@ const router = HttpRouter.empty.pipe(
   )
 )
 
-const application: Server.Application<never> = {
-  layer: HttpServer.serve(router).pipe(Layer.provide(Layer.empty)) as Layer.Layer<never, never, Server.Platform>,
-  migrations: {}
+const application: Server.Application<unknown> = {
+  layer: Layer.mergeAll(HttpServer.serve(router), Admin.layerServer).pipe(Layer.provide(direct.layer)) as Layer.Layer<
+    never,
+    unknown,
+    Server.Platform
+  >,
+  migrations: direct.migrations
 }
 
 const flags = process.argv.slice(2)

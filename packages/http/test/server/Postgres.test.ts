@@ -1,0 +1,34 @@
+import { describe, expect, it } from "@effect/vitest"
+import { inject } from "vitest"
+import { fileURLToPath } from "node:url"
+import * as path from "node:path"
+import { spawnNode, startServer, stopServer } from "./support/process.js"
+
+// TODO: once App.layer and @sift/auth land: 200 concurrent scrapes over both processes with 100 credits (exactly 100
+// succeed, balance 0, 200 log entries) and the rate limit exact across both. Until then this proves the runtime part:
+// two processes start together on one database (migrations once, no data-dir lock) and share its state.
+const databaseUrl = inject("databaseUrl")
+const cli = path.join(path.dirname(fileURLToPath(import.meta.url)), "support/standInCli.ts")
+
+describe.skipIf(databaseUrl === null)("two server processes on one PostgreSQL", () => {
+  it("start together, report the postgres backend, and see each other's writes; the CLI goes to the database directly", async () => {
+    const env = { DATABASE_URL: databaseUrl!, SIFT_DATA_DIR: "/nonexistent/never-used" }
+    const [a, b] = await Promise.all([
+      startServer({ entry: "standIn", args: ["--port", "0"], env }),
+      startServer({ entry: "standIn", args: ["--port", "0"], env })
+    ])
+    try {
+      expect(a.startLine).toMatchObject({ backend: "postgres", data_dir: null })
+      expect(b.startLine).toMatchObject({ backend: "postgres", data_dir: null })
+      const run = spawnNode([cli, "keys", "create", "--name", `pg-${Date.now()}`, "--json"], env)
+      expect(await run.exited, run.stderr()).toBe(0)
+      const created = JSON.parse(run.stdout())
+      const statuses = await Promise.all([a.url, b.url].map((url) =>
+        fetch(`${url}/v1/whoami`, { headers: { authorization: `Bearer ${created.secret}` } }).then((r) => r.status)
+      ))
+      expect(statuses).toEqual([200, 200])
+    } finally {
+      expect(await Promise.all([stopServer(a), stopServer(b)])).toEqual([0, 0])
+    }
+  })
+})

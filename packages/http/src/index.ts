@@ -4,3 +4,6 @@
  * @since 0.1.0
  */
 export * as Cli from "./Cli.js"
+export * as Admin from "./Admin.js"
+export * as Server from "./Server.js"
+export * as ServiceConfig from "./ServiceConfig.js"

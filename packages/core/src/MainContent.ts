@@ -34,6 +34,12 @@ const passes: ReadonlyArray<ChromeRules> = ["all", "strong", "semantic"]
 
 const rootOf = (nodes: ReadonlyArray<Element>): Root => ({ type: "root", children: [...nodes] })
 
+/** Puts the chosen blocks back inside their `main` landmark: the landmark element itself is kept, its chrome not. */
+const keepMain = (nodes: ReadonlyArray<Element>, main: Element | undefined): ReadonlyArray<Element> =>
+  main === undefined || nodes.includes(main)
+    ? nodes
+    : [{ type: "element", tagName: main.tagName, properties: { ...main.properties }, children: [...nodes] }]
+
 const textOf = (nodes: ReadonlyArray<Element>): number =>
   nodes.reduce((n, node) => n + (measure(node).get(node)?.text ?? 0), 0)
 
@@ -57,7 +63,7 @@ export const extract = (tree: Root, _options?: ExtractOptions): Extraction => {
     if (selection === undefined) continue
     pruneContent(selection.nodes, stats)
     const text = textOf(selection.nodes)
-    if (text >= enough) return { tree: rootOf(selection.nodes), fallback: false }
+    if (text >= enough) return { tree: rootOf(keepMain(selection.nodes, selection.main)), fallback: false }
     if (best === undefined || text > best.text) best = { nodes: selection.nodes, text }
   }
   const cleaned = strippedBody(tree)

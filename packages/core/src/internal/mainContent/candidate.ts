@@ -15,11 +15,20 @@ const tagBase: Record<string, number> = {
   li: -3, dd: -3, dt: -3, address: -3, th: -5, h1: -5, h2: -5, h3: -5, h4: -5, h5: -5, h6: -5, table: 0
 }
 
-/** The chosen content: the blocks to keep, in document order, and the winning container. */
+/** Climbing stops once the winner holds this share of the page's prose... */
+const climbShare = 0.8
+/** ...or when the parent adds less than this factor of prose. */
+const climbGain = 1.2
+const isMain = (element: Element): boolean =>
+  element.tagName === "main" || String(element.properties.role ?? "").toLowerCase() === "main"
+
+/** The chosen content: the blocks to keep, in document order, the winning container, and its `main` landmark. */
 export interface Selection {
   readonly top: Element
   readonly nodes: ReadonlyArray<Element>
   readonly parents: Map<Element, Element>
+  /** The `main` landmark the content sits in, if any (the landmark itself is kept around the content). */
+  readonly main: Element | undefined
 }
 
 const initialScore = (element: Element): number => {
@@ -43,25 +52,34 @@ export const selectContent = (body: Element, stats: Map<Element, Stats>): Select
       node = parents.get(node)
     }
   }
-  const visit = (element: Element) => {
+  // Prose held inside each element: text of paragraph-like blocks that are not mostly links.
+  const prose = new Map<Element, number>()
+  const visit = (element: Element): number => {
     const s = stats.get(element)!
+    let own = 0
     if (paragraphTags.has(element.tagName)) {
       if (s.text >= 25) {
         const points = (1 + s.commas + Math.min(Math.floor(s.text / 100), 3)) * (1 - linkDensity(s))
         award(parents.get(element), points)
+        if (linkDensity(s) < 0.5) own = s.text - s.link
       }
     } else if (!inlineTags.has(element.tagName) && s.inline >= 25) {
       // Text written straight into a div (often between <br>s) is a paragraph whose container is the div itself.
       const points = (1 + Math.min(s.commas, s.inline / 30) + Math.min(Math.floor(s.inline / 100), 3)) *
         (1 - s.inlineLink / s.inline)
       award(element, points)
+      if (s.inlineLink / s.inline < 0.5) own = s.inline - s.inlineLink
     }
+    let inner = 0
     for (const child of element.children) {
       if (child.type === "element") {
         parents.set(child, element)
-        visit(child)
+        inner += visit(child)
       }
     }
+    const total = paragraphTags.has(element.tagName) && own > 0 ? own : own + inner
+    prose.set(element, total)
+    return total
   }
   visit(body)
 
@@ -83,8 +101,25 @@ export const selectContent = (body: Element, stats: Map<Element, Stats>): Select
     top = parent
   }
 
+  // Content split over sibling blocks (sections, accordions, columns) is gathered by climbing while the parent adds
+  // a real share of prose and the winner does not yet hold most of the page's prose.
+  const pageProse = prose.get(body) ?? 0
+  for (let parent = parents.get(top); parent !== undefined && parent !== body; parent = parents.get(parent)) {
+    const mine = prose.get(top) ?? 0
+    const theirs = prose.get(parent) ?? 0
+    if (mine >= pageProse * climbShare || theirs < mine * climbGain) break
+    top = parent
+  }
+
+  let main: Element | undefined
+  for (let e: Element | undefined = top; e !== undefined && e !== body; e = parents.get(e)) {
+    if (isMain(e)) {
+      main = e
+      break
+    }
+  }
   const parent = parents.get(top)
-  if (parent === undefined) return { top, nodes: [top], parents }
+  if (parent === undefined) return { top, nodes: [top], parents, main }
   const topScore = scores.get(top) ?? 0
   const threshold = Math.max(10, topScore * 0.2)
   const topClass = String(top.properties.className ?? "")
@@ -107,5 +142,5 @@ export const selectContent = (body: Element, stats: Map<Element, Stats>): Select
       }
     }
   }
-  return { top, nodes, parents }
+  return { top, nodes, parents, main }
 }

@@ -104,11 +104,18 @@ export const selectContent = (body: Element, stats: Map<Element, Stats>): Select
   // Content split over sibling blocks (sections, accordions, columns) is gathered by climbing while the parent adds
   // a real share of prose and the winner does not yet hold most of the page's prose.
   const pageProse = prose.get(body) ?? 0
-  for (let parent = parents.get(top); parent !== undefined && parent !== body; parent = parents.get(parent)) {
+  // Wrappers that add no prose (a post's author line) are looked through, up to three levels.
+  climb: while ((prose.get(top) ?? 0) < pageProse * climbShare) {
     const mine = prose.get(top) ?? 0
-    const theirs = prose.get(parent) ?? 0
-    if (mine >= pageProse * climbShare || theirs < mine * climbGain) break
-    top = parent
+    let ancestor = parents.get(top)
+    for (let level = 0; level < 3 && ancestor !== undefined && ancestor !== body; level++) {
+      if ((prose.get(ancestor) ?? 0) >= mine * climbGain) {
+        top = ancestor
+        continue climb
+      }
+      ancestor = parents.get(ancestor)
+    }
+    break
   }
 
   let main: Element | undefined

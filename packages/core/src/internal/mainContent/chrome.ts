@@ -7,6 +7,11 @@ import { attributeHint, isChromeRole } from "./hints.js"
 import { type Stats, linkDensity } from "./stats.js"
 
 const chromeTags = new Set(["nav", "aside", "menu"])
+/** Elements whose class names describe formatting (`language-sh`, `date-cell`), never page layout. */
+const classExempt = new Set([
+  "body", "html", "main", "pre", "code", "kbd", "samp", "tt", "tr", "td", "th", "tbody", "thead", "tfoot", "caption",
+  "b", "strong", "i", "em", "sub", "sup", "h1", "h2", "h3", "h4", "h5", "h6"
+])
 
 /**
  * Which rules apply: `all` (elements, roles, strong and weak class words), `strong` (without weak class words),
@@ -33,7 +38,7 @@ export const chromeReason = (
   if ((tag === "header" || tag === "footer") && !insideArticle) return tag
   if (tag === "footer") return tag
   if (isChromeRole(element)) return "role"
-  if (tag === "body" || tag === "main" || tag === "html" || rules === "semantic") return undefined
+  if (rules === "semantic" || classExempt.has(tag)) return undefined
   const hint = attributeHint(element)
   if (hint === "chrome") return "class"
   if (rules === "strong") return undefined

@@ -25,7 +25,7 @@ const weakChrome = new Set([
   "tags", "tag", "category", "categories", "author", "authors", "date", "hidden", "hide", "meta", "metadata",
   "keywords", "banner", "search", "follow", "reply", "replies", "shop", "cart", "login", "published", "posted",
   "rating", "ratings", "jump", "donate", "feedback", "teaser", "teasers", "popular", "trending", "avatar",
-  "timestamp", "pubdate", "header", "head", "side", "aside", "secondary", "complementary", "lang", "language",
+  "timestamp", "pubdate", "header", "head", "side", "aside", "secondary", "complementary",
   "languages", "community", "partner", "partners", "tools", "toolbox", "noprint", "widget", "widgets"
 ])
 /** Words that mark the main content. */

@@ -1,0 +1,149 @@
+import { describe, expect, it } from "@effect/vitest"
+import type { Element, Root, RootContent } from "hast"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
+import * as Html from "../src/Html.js"
+import * as MainContent from "../src/MainContent.js"
+
+const fixtures = join(import.meta.dirname, "fixtures", "main-content")
+
+const textOf = (node: Root | RootContent): string =>
+  node.type === "text" ? node.value : "children" in node ? node.children.map(textOf).join(" ") : ""
+const collapse = (s: string) => s.replace(/\s+/gu, " ").trim()
+const elements = (node: Root | RootContent, tag: string): Array<Element> => {
+  const found: Array<Element> = []
+  const walk = (n: Root | RootContent) => {
+    if (n.type === "element" && n.tagName === tag) found.push(n)
+    if ("children" in n) n.children.forEach(walk)
+  }
+  walk(node)
+  return found
+}
+
+interface Case {
+  readonly name: string
+  readonly keep: ReadonlyArray<string>
+  readonly drop: ReadonlyArray<string>
+  readonly fallback?: boolean
+  readonly check?: (tree: Root) => void
+}
+
+const cases: ReadonlyArray<Case> = [
+  {
+    name: "news-article",
+    keep: [
+      "reopened to traffic on Monday morning",
+      "What changed",
+      "A separated lane for bicycles and scooters",
+      "slightly under budget"
+    ],
+    drop: ["The Daily Tide", "Sport", "Most read", "Mayor resigns", "Related stories", "Ferry service", "3 comments",
+      "detour was a nightmare", "All rights reserved", "Privacy policy", "dataLayer", "font-family"]
+  },
+  {
+    name: "main-landmark",
+    keep: ["Release notes for version 4.2", "streaming responses", "first one it meets", "legacy XML output"],
+    drop: ["Sign in", "API reference", "Apache License", "Imprint"],
+    check: (tree) => {
+      const main = elements(tree, "main")
+      expect(main).toHaveLength(1)
+      expect(main[0]!.properties.id).toBe("content")
+      expect(collapse(textOf(main[0]!))).toContain("legacy XML output")
+    }
+  },
+  {
+    name: "cookie-ads",
+    keep: ["How to repot an orchid", "every two years", "trim any roots", "wait a week before watering"],
+    drop: ["We use cookies", "Accept all", "Manage cookie settings", "cheapest fertiliser", "Orchid Deluxe",
+      "Subscribe to our newsletter", "Leaf icon"],
+    check: (tree) => expect(elements(tree, "svg")).toHaveLength(0)
+  },
+  {
+    name: "forum-thread",
+    keep: ["smells strongly of nail polish remover", "That acetone smell means it is hungry", "whole rye flour"],
+    drop: ["Members", "Forum rules", "Contact us", "Next"]
+  },
+  {
+    name: "tables-code",
+    keep: ["without any extra tools", "while IFS=, read -r name size", "Handles quotes", "csvkit", "9.8 s",
+      "real CSV parser"],
+    drop: ["Share on Twitter", "Share on Facebook", "Tags"],
+    check: (tree) => {
+      expect(elements(tree, "table")).toHaveLength(1)
+      expect(elements(tree, "th").map((th) => collapse(textOf(th)))).toEqual(["Tool", "Time", "Handles quotes"])
+      expect(elements(tree, "td")).toHaveLength(9)
+      expect(elements(tree, "pre")).toHaveLength(1)
+      expect(elements(tree, "code")[0]!.properties.className).toEqual(["language-sh"])
+      expect(elements(tree, "img")[0]!.properties.src).toBe("/img/benchmark.png")
+      expect(elements(tree, "a").some((a) => a.properties.href === "https://csvkit.readthedocs.io/")).toBe(true)
+    }
+  },
+  {
+    name: "non-english",
+    keep: ["drei neue Radwege durch die Altstadt", "nur einspurig befahrbar", "Poller und farbige Markierungen"],
+    drop: ["Stadtanzeiger", "Das könnte Sie auch interessieren", "Stadtfest fällt aus", "Kommentare",
+      "Endlich tut sich etwas", "Impressum", "Datenschutz"]
+  },
+  {
+    name: "almost-empty",
+    keep: ["Coming soon"],
+    drop: [],
+    fallback: true
+  }
+]
+
+describe("MainContent.extract", () => {
+  for (const c of cases) {
+    it(`${c.name}: keeps the content and drops the chrome`, () => {
+      const tree = Html.parse(readFileSync(join(fixtures, c.name, "input.html"), "utf8"))
+      const before = JSON.stringify(tree)
+      const result = MainContent.extract(tree, { url: `https://example.test/${c.name}` })
+      const text = collapse(textOf(result.tree))
+      for (const segment of c.keep) expect(text, `keeps "${segment}"`).toContain(segment)
+      for (const segment of c.drop) expect(text, `drops "${segment}"`).not.toContain(segment)
+      expect(result.fallback).toBe(c.fallback ?? false)
+      if (result.fallback) expect(result.reason).toMatch(/\w+/u)
+      else expect(result.reason).toBeUndefined()
+      c.check?.(result.tree)
+      expect(JSON.stringify(tree), "the input tree is not mutated").toBe(before)
+    })
+  }
+
+  // Pages shaped like the corpus's awkward cases: everything in chrome-named blocks, layout tables, bare text,
+  // a wrapper whose class names a sidebar, a page swallowed by an unclosed element inside <noscript>.
+  const awkward: Record<string, string> = {
+    "only chrome": `<nav><a href="/a">Alpha section</a> <a href="/b">Beta section</a></nav><footer>Contact: 555-0100</footer>`,
+    "layout table": `<table><tr><td><a href="/">Home</a></td><td>Our shop sells hand-made wooden toys for children of all
+      ages, crafted in a small workshop by the lake, and ships them anywhere in the country.</td></tr></table>`,
+    "bare text": `Just one line of text in the body.`,
+    "sidebar wrapper": `<div class="page has-sidebar sidebar-left"><div class="sidebar-content"><p>This whole page is a
+      long essay about the history of the bicycle, from the draisine of 1817 to the carbon frames of today.</p><p>It
+      covers the safety bicycle, the pneumatic tyre, and the derailleur, with many dates and names.</p></div></div>`,
+    "noscript swallow": `<noscript><div id="nojs"></noscript><div class="text"><p>${"A sentence of real text, with commas, ".repeat(20)}</p></div>`,
+    "comments only": `<div id="comments" class="comments"><p>First comment, which is the only text on this page, and it is long enough to matter.</p></div>`
+  }
+  for (const [name, body] of Object.entries(awkward)) {
+    it(`never returns an empty tree when the body has text: ${name}`, () => {
+      const tree = Html.parse(`<!doctype html><html><head><title>t</title></head><body>${body}</body></html>`)
+      const bodyText = collapse(textOf(tree)).replace(/^t /u, "")
+      const result = MainContent.extract(tree)
+      const text = collapse(textOf(result.tree))
+      expect(bodyText.length).toBeGreaterThan(0)
+      expect(text.length).toBeGreaterThan(0)
+      if (result.fallback) expect(result.reason).toMatch(/\w+/u)
+    })
+  }
+
+  it("flags a page without text as a fallback", () => {
+    const result = MainContent.extract(Html.parse(`<html><body><img src="/a.png"></body></html>`))
+    expect(result.fallback).toBe(true)
+    expect(result.reason).toBe("The page has no text")
+  })
+
+  it("the noscript-swallowed page yields the article text", () => {
+    const html = `<body><noscript><div></noscript><div class="text"><p>${"Real article text, with commas, ".repeat(20)}</p></div></body>`
+    const result = MainContent.extract(Html.parse(html))
+    expect(collapse(textOf(result.tree))).toContain("Real article text, with commas")
+    expect(result.fallback).toBe(false)
+  })
+})

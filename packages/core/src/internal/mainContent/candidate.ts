@@ -19,6 +19,8 @@ const tagBase: Record<string, number> = {
 const climbShare = 0.8
 /** ...or when the parent adds less than this factor of prose. */
 const climbGain = 1.2
+/** How many prose-less wrapper levels climbing looks through. */
+const climbLookahead = 5
 const isMain = (element: Element): boolean =>
   element.tagName === "main" || String(element.properties.role ?? "").toLowerCase() === "main"
 
@@ -104,11 +106,11 @@ export const selectContent = (body: Element, stats: Map<Element, Stats>): Select
   // Content split over sibling blocks (sections, accordions, columns) is gathered by climbing while the parent adds
   // a real share of prose and the winner does not yet hold most of the page's prose.
   const pageProse = prose.get(body) ?? 0
-  // Wrappers that add no prose (a post's author line) are looked through, up to three levels.
+  // Wrappers that add no prose (a post's author line, layout cells) are looked through.
   climb: while ((prose.get(top) ?? 0) < pageProse * climbShare) {
     const mine = prose.get(top) ?? 0
     let ancestor = parents.get(top)
-    for (let level = 0; level < 3 && ancestor !== undefined && ancestor !== body; level++) {
+    for (let level = 0; level < climbLookahead && ancestor !== undefined && ancestor !== body; level++) {
       if ((prose.get(ancestor) ?? 0) >= mine * climbGain) {
         top = ancestor
         continue climb

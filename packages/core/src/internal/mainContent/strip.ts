@@ -8,7 +8,7 @@ const dropped = new Set([
   "script", "style", "template", "svg", "math", "canvas", "iframe", "frame", "frameset", "object",
   "embed", "applet", "link", "meta", "base", "head", "title", "button", "input", "select", "option", "optgroup",
   "textarea", "datalist", "output", "progress", "meter", "dialog", "audio", "video", "source", "track", "map", "area",
-  "label", "fieldset", "legend"
+  "label", "fieldset", "legend", "rt", "rp"
 ])
 
 const hiddenStyle = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!important)?\s*(?:;|$)/iu

@@ -32,6 +32,9 @@ export interface ExtractOptions {
 /** Chrome rules from strict to lenient: when class words removed the article itself, a laxer pass finds it. */
 const passes: ReadonlyArray<ChromeRules> = ["all", "strong", "semantic"]
 
+/** A short best block still beats the whole body when it holds this share of the trusted length. */
+const shortShare = 0.4
+
 const rootOf = (nodes: ReadonlyArray<Element>): Root => ({ type: "root", children: [...nodes] })
 
 /** Puts the chosen blocks back inside their `main` landmark: the landmark element itself is kept, its chrome not. */
@@ -64,11 +67,14 @@ export const extract = (tree: Root, _options?: ExtractOptions): Extraction => {
     pruneContent(selection.nodes, stats)
     const text = textOf(selection.nodes)
     if (text >= enough) return { tree: rootOf(keepMain(selection.nodes, selection.main)), fallback: false }
-    if (best === undefined || text > best.text) best = { nodes: selection.nodes, text }
+    if (best === undefined || text > best.text) best = { nodes: keepMain(selection.nodes, selection.main), text }
+  }
+  if (best !== undefined && best.text >= enough * shortShare) {
+    return { tree: rootOf(best.nodes), fallback: true, reason: "The main content is short; kept the best-scoring block" }
   }
   const cleaned = strippedBody(tree)
   removeChrome(cleaned, measure(cleaned), "all")
-  if (measure(cleaned).get(cleaned)!.text >= enough) {
+  if (measure(cleaned).get(cleaned)!.text > 0) {
     return {
       tree: rootOf([cleaned]),
       fallback: true,

@@ -18,11 +18,11 @@ const strongChrome = new Set([
   "taglist", "byline", "dateline", "postmeta", "entrymeta",
   "toolbar", "masthead", "topbar", "bottombar",
   "signin", "searchform", "backtotop", "totop",
-  "subnav", "sitemap", "copyright", "disclaimer"
+  "subnav", "sitemap", "copyright", "disclaimer", "author", "authors", "authorbox", "authorbio", "aboutauthor", "bio"
 ])
 /** Words that mark chrome only when no content word is present (`site-header` yes, `entry-header` no). */
 const weakChrome = new Set([
-  "tags", "tag", "category", "categories", "author", "authors", "date", "hidden", "hide", "meta", "metadata",
+  "tags", "tag", "category", "categories", "date", "hidden", "hide", "meta", "metadata",
   "keywords", "banner", "search", "follow", "reply", "replies", "shop", "cart", "login", "published", "posted",
   "rating", "ratings", "jump", "donate", "feedback", "teaser", "teasers", "popular", "trending", "avatar",
   "timestamp", "pubdate", "header", "head", "side", "aside", "secondary", "complementary",

@@ -34,8 +34,24 @@ export const furniture = new RegExp(
       "kommentar (?:verfassen|schreiben)", "schlagwörter", "schlagworte", "kategorien", "themen", "drucken",
       "rezept drucken", "(?:foto|bild|quelle|fotos|bilder|titelbild|beitragsbild)s?:.{0,80}", "zurück", "nach oben",
       "partager", "commentaires?", "publicité", "crédits? photos?.{0,80}", "compartir", "comentarios?", "publicidad",
-      "condividi", "commenti", "pubblicità", "udostępnij", "komentarze", "reklama", "zdjęcie:.{0,80}"
+      "condividi", "commenti", "pubblicità", "udostępnij", "komentarze", "reklama", "zdjęcie:.{0,80}", "kommentieren",
+      "drukuj", "quellenangaben", "aufrufe", "weitere informationen", "last modified.{0,40}", "czytaj (?:też|także)"
     ].join("|") +
     ")\\s*[:.!?…]*$",
+  "iu"
+)
+
+/** Openings of short blocks that are furniture: invitations, ratings, publication notes, subscription prompts. */
+export const furnitureOpening = new RegExp(
+  "^(?:" +
+    [
+      "if you (?:enjoyed|liked|like)", "never miss", "stay up[- ]to[- ]date", "subscribe to", "sign up (?:for|to)",
+      "was this (?:article|post) helpful", "war (?:der|dieser) (?:artikel|beitrag) (?:nützlich|hilfreich)",
+      "(?:möchten|wollen) sie (?:den|diesen) (?:artikel|beitrag)", "hier können sie (?:den|diesen) (?:artikel|beitrag)",
+      "(?:dieser|der) (?:beitrag|eintrag|text|artikel) wurde (?:am |von )?", "erstellt am", "zuletzt (?:aktualisiert|geändert)",
+      "aktualisiert am", "veröffentlicht am", "published on", "updated on", "last updated", "mehr aus (?:der|dem|den)",
+      "zapraszamy", "materiał chroniony", "publié le", "mis à jour le", "publicado el", "actualizado el"
+    ].join("|") +
+    ")",
   "iu"
 )

@@ -4,9 +4,11 @@
  */
 import type { Element, ElementContent } from "hast"
 import { attributeHint } from "./hints.js"
-import { furniture, relatedLabel } from "./phrases.js"
+import { furniture, furnitureOpening, relatedLabel } from "./phrases.js"
 import { type Stats, linkDensity, textOf } from "./stats.js"
 
+/** Blocks inside the content that are more than this share link text are navigation left over. */
+const maxLinkDensity = 0.35
 const containerTags = new Set(["div", "section", "ul", "ol", "dl", "table", "form", "header", "nav", "center", "span"])
 
 /** Whether a block inside the content is chrome left over from the page layout. */
@@ -14,7 +16,7 @@ const isLeftover = (element: Element, s: Stats): boolean => {
   if (!containerTags.has(element.tagName)) return false
   if (attributeHint(element) === "chrome" && s.text < 400) return true
   const density = linkDensity(s)
-  if (density > 0.5 && s.text < 1000) return true
+  if (density > maxLinkDensity && s.text < 1000) return true
   return false
 }
 
@@ -41,7 +43,12 @@ const imagesIn = (element: Element): Array<Element> => {
   return out
 }
 
-const labelTags = new Set(["h2", "h3", "h4", "h5", "h6", "p", "div", "span", "strong", "b", "header", "li", "dt"])
+const labelTags = new Set([
+  "h2", "h3", "h4", "h5", "h6", "p", "div", "span", "strong", "b", "header", "li", "dt", "a", "em", "i", "u", "small",
+  "font", "section", "aside"
+])
+/** Tags whose label may open a related section (phrasing such as a link cannot cut what follows). */
+const sectionLabelTags = new Set(["h2", "h3", "h4", "h5", "h6", "p", "div", "strong", "b", "header", "span", "dt"])
 
 /** Removes leftover chrome under each root in place (the roots themselves are kept). */
 export const pruneContent = (roots: ReadonlyArray<Element>, stats: Map<Element, Stats>): void => {
@@ -61,11 +68,11 @@ export const pruneContent = (roots: ReadonlyArray<Element>, stats: Map<Element, 
           if (s.text <= 80 && labelTags.has(child.tagName)) {
             const label = textOf(child).replace(/\s+/gu, " ").trim()
             // A "Related articles" label ends the content of its block: what follows is the list it announces.
-            if (relatedLabel.test(label)) {
+            if (relatedLabel.test(label) && sectionLabelTags.has(child.tagName)) {
               cut = true
               continue
             }
-            if (furniture.test(label)) continue
+            if (furniture.test(label) || relatedLabel.test(label) || furnitureOpening.test(label)) continue
           }
         }
         visit(child)

@@ -93,6 +93,10 @@ const cases: ReadonlyArray<Case> = [
 ]
 
 describe("MainContent.extract", () => {
+  it("exports exactly extract", () => {
+    expect(Object.keys(MainContent).sort()).toEqual(["extract"])
+  })
+
   for (const c of cases) {
     it(`${c.name}: keeps the content and drops the chrome`, () => {
       const tree = Html.parse(readFileSync(join(fixtures, c.name, "input.html"), "utf8"))

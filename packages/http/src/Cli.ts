@@ -1,20 +1,25 @@
 /**
- * The `sift` command line: `sift scrape URL` today; `serve`, `keys`, `map` and more join as they land.
+ * The `sift` command line: `serve` (the API), `scrape URL`, and the `keys` and `orgs` administration.
  *
  * @since 0.1.0
  */
 import { Command } from "@effect/cli"
 import { NodeContext } from "@effect/platform-node"
 import { Console, Effect } from "effect"
+import * as App from "./App.js"
+import { direct } from "./internal/admin/direct.js"
 import { CliFailure, ExitCode } from "./internal/cli/failure.js"
+import { keysCommand } from "./internal/cli/keys.js"
+import { orgsCommand } from "./internal/cli/orgs.js"
 import { scrapeCommand } from "./internal/cli/scrape.js"
+import { serveCommand } from "./internal/cli/serve.js"
 
 const sift = Command.make("sift").pipe(
   Command.withDescription(
     "Sift: scrape pages into Markdown, HTML, images and fields. Exit codes: 0 ok, 1 internal error, " +
       "2 invalid input, 3 website error, 4 timeout, 5 unsupported content."
   ),
-  Command.withSubcommands([scrapeCommand])
+  Command.withSubcommands([serveCommand(App.application), scrapeCommand, keysCommand(direct), orgsCommand(direct)])
 )
 
 const cli = Command.run(sift, { name: "sift", version: "0.1.0" })

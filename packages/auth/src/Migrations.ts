@@ -1,0 +1,66 @@
+/**
+ * The tables of accounts and metering, registered under the `auth` key of the store's migrations.
+ *
+ * @since 0.1.0
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import { Effect } from "effect"
+
+/** The auth package's migrations. */
+export const migrations = {
+  "0001_accounts": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`CREATE TABLE organizations (
+      id text PRIMARY KEY,
+      name text NOT NULL UNIQUE,
+      plan text NOT NULL,
+      zdr_enabled boolean NOT NULL DEFAULT false,
+      status text NOT NULL DEFAULT 'active',
+      rpm_override integer,
+      credits_override bigint,
+      monitors_override integer,
+      credits_remaining bigint NOT NULL,
+      cycle_start timestamptz NOT NULL,
+      cycle_end timestamptz,
+      created_at timestamptz NOT NULL DEFAULT now()
+    );
+    CREATE TABLE users (
+      id text PRIMARY KEY,
+      org_id text NOT NULL REFERENCES organizations (id),
+      email text NOT NULL UNIQUE,
+      created_at timestamptz NOT NULL DEFAULT now()
+    );
+    CREATE TABLE api_keys (
+      id text PRIMARY KEY,
+      org_id text NOT NULL REFERENCES organizations (id),
+      name text NOT NULL,
+      prefix text NOT NULL,
+      hash text NOT NULL UNIQUE,
+      permissions jsonb,
+      expires_at timestamptz,
+      revoked_at timestamptz,
+      created_at timestamptz NOT NULL DEFAULT now()
+    );
+    CREATE INDEX api_keys_org ON api_keys (org_id);
+    CREATE TABLE rate_limit_windows (
+      key_id text NOT NULL,
+      bucket text NOT NULL,
+      window_start bigint NOT NULL,
+      count integer NOT NULL,
+      PRIMARY KEY (key_id, bucket, window_start)
+    );
+    CREATE TABLE credit_reservations (
+      id text PRIMARY KEY,
+      org_id text NOT NULL,
+      credits bigint NOT NULL,
+      expires_at timestamptz NOT NULL
+    );
+    CREATE INDEX credit_reservations_org ON credit_reservations (org_id, expires_at);
+    CREATE TABLE credit_events (
+      id bigserial PRIMARY KEY,
+      org_id text NOT NULL,
+      request_id text,
+      credits bigint NOT NULL,
+      created_at timestamptz NOT NULL DEFAULT now()
+    );
+    CREATE INDEX credit_events_org ON credit_events (org_id, created_at)`.unprepared)
+}

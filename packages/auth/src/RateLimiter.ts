@@ -1,0 +1,57 @@
+/**
+ * Fixed one-minute windows per key and bucket (`api`, `logs`), counted in the database with one atomic upsert, so the
+ * limits hold across server replicas. Refused requests count too (a client hammering through a 429 stays limited).
+ *
+ * @since 0.1.0
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Clock, Effect } from "effect"
+
+/** The window length. */
+export const WINDOW_MS = 60_000
+
+/** The outcome of one request against its window. */
+export interface Hit {
+  readonly allowed: boolean
+  readonly limit: number
+  readonly remaining: number
+  /** Unix seconds when the window ends. */
+  readonly resetAt: number
+  /** Seconds to wait (1 to 60); meaningful when refused. */
+  readonly retryAfter: number
+}
+
+/** The rate limiter. */
+export class RateLimiter extends Effect.Service<RateLimiter>()("@sift/auth/RateLimiter", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    let prunedWindow = 0
+    return {
+      /** Counts one request of `keyId` in `bucket` against `limit` per minute. */
+      hit: (keyId: string, bucket: "api" | "logs", limit: number): Effect.Effect<Hit, SqlError> =>
+        Effect.gen(function*() {
+          const nowMs = yield* Clock.currentTimeMillis
+          const windowStart = Math.floor(nowMs / WINDOW_MS) * WINDOW_MS
+          const rows = yield* sql<{ count: number }>`
+            INSERT INTO rate_limit_windows (key_id, bucket, window_start, count) VALUES (${keyId}, ${bucket}, ${windowStart}, 1)
+            ON CONFLICT (key_id, bucket, window_start) DO UPDATE SET count = rate_limit_windows.count + 1
+            RETURNING count`
+          if (windowStart !== prunedWindow) {
+            // Once per window per process: old windows are never read again.
+            prunedWindow = windowStart
+            yield* sql`DELETE FROM rate_limit_windows WHERE window_start < ${windowStart - WINDOW_MS}`
+          }
+          const count = Number(rows[0]?.count ?? 1)
+          const end = windowStart + WINDOW_MS
+          return {
+            allowed: count <= limit,
+            limit,
+            remaining: Math.max(0, limit - count),
+            resetAt: Math.ceil(end / 1000),
+            retryAfter: Math.min(60, Math.max(1, Math.ceil((end - nowMs) / 1000)))
+          }
+        })
+    } as const
+  })
+}) {}

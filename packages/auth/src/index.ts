@@ -1,0 +1,22 @@
+/**
+ * @sift/auth: organizations, users, API keys, permissions, rate limits and credits, over `@sift/store`.
+ *
+ * @since 0.1.0
+ */
+import { Layer } from "effect"
+import { Accounts } from "./Accounts.js"
+import { ApiKeys } from "./ApiKeys.js"
+import { CreditLedger } from "./CreditLedger.js"
+import { RateLimiter } from "./RateLimiter.js"
+
+export * as Accounts from "./Accounts.js"
+export * as ApiKeys from "./ApiKeys.js"
+export * as AuthErrors from "./AuthErrors.js"
+export * as CreditLedger from "./CreditLedger.js"
+export * as Permissions from "./Permissions.js"
+export * as Plans from "./Plans.js"
+export * as RateLimiter from "./RateLimiter.js"
+export { migrations } from "./Migrations.js"
+
+/** Every auth service, over the `SqlClient` in context. */
+export const layer = Layer.mergeAll(Accounts.Default, ApiKeys.Default, CreditLedger.Default, RateLimiter.Default)

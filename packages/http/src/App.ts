@@ -1,0 +1,87 @@
+/**
+ * The Sift API as an application of `Server.run`: the routes under `/v1` (each through `RequestPipeline`), the OpenAPI
+ * document, a JSON 404 for anything else, the request log, the auth services, the admin channel for the CLI, and the
+ * bootstrap key of `SIFT_BOOTSTRAP_KEY`.
+ *
+ * @since 0.1.0
+ */
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Auth from "@sift/auth"
+import { Effect, Layer, Option, Redacted } from "effect"
+import { randomUUID } from "node:crypto"
+import * as Admin from "./Admin.js"
+import { directOperations } from "./internal/admin/direct.js"
+import * as Logs from "./Logs/Http.js"
+import * as OpenApi from "./OpenApi.js"
+import * as RequestLog from "./RequestLog.js"
+import * as RequestPipeline from "./RequestPipeline.js"
+import * as Scrape from "./Scrape/Http.js"
+import type * as Server from "./Server.js"
+import { CurrentConfig } from "./ServiceConfig.js"
+
+const notFound = (method: string, path: string) => {
+  const requestId = randomUUID()
+  return HttpServerResponse.unsafeJson(
+    { request_id: requestId, error_code: "NOT_FOUND", message: `No route ${method} ${path}` },
+    { status: 404, headers: { "x-request-id": requestId } }
+  )
+}
+
+const api = { bucket: "api" } as const
+const logs = { bucket: "logs" } as const
+const LOG_ID = /^\/v1\/logs\/([^/]+)$/
+
+/** The HTTP application: dispatches on method and path. */
+export const httpApp = Effect.gen(function*() {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const path = new URL(request.url, "http://sift.local").pathname
+  const route = `${request.method} ${path}`
+  switch (route) {
+    case "POST /v1/web/scrape":
+      return yield* RequestPipeline.serve(api, Scrape.scrape)
+    case "GET /v1/web/scrape/markdown":
+      return yield* RequestPipeline.serve(api, Scrape.markdown)
+    case "GET /v1/web/scrape/html":
+      return yield* RequestPipeline.serve(api, Scrape.html)
+    case "GET /v1/web/scrape/bytes":
+      return yield* RequestPipeline.serve(api, Scrape.bytes)
+    case "GET /v1/logs":
+      return yield* RequestPipeline.serve(logs, Logs.list)
+    case "GET /v1/openapi.json": {
+      const requestId = randomUUID()
+      return HttpServerResponse.unsafeJson(OpenApi.document, { headers: { "x-request-id": requestId } })
+    }
+  }
+  const logId = request.method === "GET" ? LOG_ID.exec(path) : null
+  if (logId !== null) return yield* RequestPipeline.serve(logs, Logs.get(decodeURIComponent(logId[1]!)))
+  return notFound(request.method, path)
+})
+
+/** Every package's migrations this application needs (the store's run first, by `Server`). */
+export const migrations = { auth: Auth.migrations, http: RequestLog.migrations }
+
+/** Makes sure the `SIFT_BOOTSTRAP_KEY` exists (idempotent), for containers and CI. */
+const bootstrap = Layer.effectDiscard(Effect.gen(function*() {
+  const config = yield* CurrentConfig
+  if (Option.isNone(config.bootstrapKey)) return
+  const accounts = yield* Auth.Accounts.Accounts
+  const ensured = yield* accounts.ensureBootstrapKey(Redacted.value(config.bootstrapKey.value), config.bootstrapPlan)
+  yield* Effect.log(`bootstrap key ready (${ensured.keyId} in ${ensured.orgId})`)
+}))
+
+const services = Layer.mergeAll(RequestLog.RequestLog.Default, Auth.layer)
+
+/** The API alone on the caller's `HttpServer` (no admin channel, no bootstrap): for embedding and tests. */
+export const layerApi = HttpServer.serve(httpApp).pipe(Layer.provide(services))
+
+/** The Sift API application. */
+export const application: Server.Application<unknown> = {
+  layer: Layer.mergeAll(
+    HttpServer.serve(httpApp),
+    Admin.layerServer.pipe(Layer.provide(directOperations)),
+    bootstrap
+  ).pipe(Layer.provide(services)) as Layer.Layer<never, unknown, Server.Platform>,
+  migrations
+}

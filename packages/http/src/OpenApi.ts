@@ -1,0 +1,105 @@
+/**
+ * The OpenAPI 3.1 document served at `/v1/openapi.json`, generated from the same Schemas that validate requests and
+ * shape results (`JSONSchema.make`), so the document cannot drift from the code.
+ *
+ * @since 0.1.0
+ */
+import { ScrapeRequest, ScrapeResult } from "@sift/core"
+import { JSONSchema, Schema } from "effect"
+
+const ErrorBody = Schema.Struct({
+  request_id: Schema.UUID,
+  error_code: Schema.String,
+  message: Schema.String,
+  required_permission: Schema.optional(Schema.String),
+  key_metadata: Schema.optional(Schema.Struct({ credits_consumed: Schema.Int, credits_remaining: Schema.Int }))
+})
+
+const queryParam = (name: string, type: string, description: string, required = false) => ({
+  name,
+  in: "query",
+  required,
+  description,
+  schema: { type }
+})
+
+const errors = {
+  "400": { $ref: "#/components/responses/Error" },
+  "401": { $ref: "#/components/responses/Error" },
+  "403": { $ref: "#/components/responses/Error" },
+  "408": { $ref: "#/components/responses/Error" },
+  "429": { $ref: "#/components/responses/Error" },
+  "500": { $ref: "#/components/responses/Error" }
+}
+
+const scrapeQuery = [
+  queryParam("url", "string", "The page to scrape (http or https)", true),
+  queryParam("useMainContentOnly", "boolean", "Keep only the main content"),
+  queryParam("includeSelectors", "string", "CSS selectors to keep (comma-joined list, repeated, or JSON array)"),
+  queryParam("excludeSelectors", "string", "CSS selectors to drop; exclusion wins"),
+  queryParam("maxAgeMs", "integer", "0 to 2592000000; default 86400000; 0 scrapes fresh"),
+  queryParam("waitForMs", "integer", "0 to 30000"),
+  queryParam("timeoutMS", "integer", "1 to 300000; must be at least waitForMs + 10000"),
+  queryParam("headers", "object", "Headers forwarded to the target, headers[Name]=value; bypasses the cache"),
+  queryParam("country", "string", "ISO 3166-1 alpha-2 code of the exit country"),
+  queryParam("zdr", "string", "enabled or disabled"),
+  queryParam("tags", "string", "Comma-separated, up to 20 of 1 to 50 characters")
+]
+
+/** The OpenAPI document. */
+export const document = {
+  openapi: "3.1.0",
+  info: { title: "Sift API", version: "1.0.0", description: "Scrape pages into Markdown, HTML, images and fields." },
+  servers: [{ url: "/v1" }],
+  security: [{ bearer: [] }],
+  paths: {
+    "/web/scrape": {
+      post: {
+        summary: "Scrape one URL into any mix of formats (1 credit)",
+        requestBody: { required: true, content: { "application/json": { schema: JSONSchema.make(Schema.encodedSchema(ScrapeRequest.ScrapeRequest)) } } },
+        responses: { "200": { description: "The scrape result", content: { "application/json": { schema: JSONSchema.make(ScrapeResult.ScrapeResult) } } }, ...errors }
+      }
+    },
+    "/web/scrape/markdown": {
+      get: {
+        summary: "Scrape one URL to GitHub-flavoured Markdown (1 credit; 2 with actions)",
+        parameters: [
+          ...scrapeQuery,
+          queryParam("includeLinks", "boolean", "Keep link targets (default true)"),
+          queryParam("includeImages", "boolean", "Include images (default false)"),
+          queryParam("shortenBase64Images", "boolean", "Replace base64 images by placeholders (default true)"),
+          queryParam("includeHTML", "boolean", "Also return the HTML the Markdown came from")
+        ],
+        responses: { "200": { description: "Markdown, metadata and cache outcome" }, ...errors }
+      }
+    },
+    "/web/scrape/html": { get: { summary: "Scrape one URL to cleaned HTML (1 credit)", parameters: scrapeQuery, responses: { "200": { description: "HTML" }, ...errors } } },
+    "/web/scrape/bytes": {
+      get: {
+        summary: "Fetch the original bytes of a URL (1 credit)",
+        parameters: [queryParam("url", "string", "The URL", true), queryParam("headers", "object", "Forwarded headers"), queryParam("country", "string", "Exit country"), queryParam("timeoutMS", "integer", "1 to 300000")],
+        responses: { "200": { description: "Base64 bytes" }, ...errors }
+      }
+    },
+    "/logs": {
+      get: {
+        summary: "List the organization's request logs, newest first (0 credits)",
+        parameters: ["from", "to", "path", "key_id", "status_code", "error_code", "errors_only", "tags", "search", "page", "limit"].map((name) =>
+          queryParam(name, name === "status_code" || name === "page" || name === "limit" ? "integer" : name === "errors_only" ? "boolean" : "string", name)
+        ),
+        responses: { "200": { description: "A page of log entries" }, ...errors }
+      }
+    },
+    "/logs/{request_id}": {
+      get: {
+        summary: "One request log entry with its input and response",
+        parameters: [{ name: "request_id", in: "path", required: true, schema: { type: "string", format: "uuid" } }],
+        responses: { "200": { description: "The entry" }, "404": { $ref: "#/components/responses/Error" }, ...errors }
+      }
+    }
+  },
+  components: {
+    securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
+    responses: { Error: { description: "An error", content: { "application/json": { schema: JSONSchema.make(ErrorBody) } } } }
+  }
+}

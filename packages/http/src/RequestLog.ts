@@ -1,0 +1,205 @@
+/**
+ * The request log: one row per authenticated request, visible to its organization through `GET /logs`. Writes are
+ * queued and inserted in batches by one background fiber (many requests, one statement), and the queue is drained on
+ * shutdown, so none is lost; reads wait for the queue to drain first, so a caller always sees its own requests.
+ *
+ * @since 0.1.0
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect, Option, Queue, Ref } from "effect"
+
+/** One log entry as written. */
+export interface Entry {
+  readonly requestId: string
+  readonly orgId: string
+  readonly keyId: string
+  readonly timestamp: Date
+  readonly method: string
+  readonly path: string
+  readonly statusCode: number
+  readonly errorCode: string | null
+  readonly latencyMs: number
+  readonly creditsUsed: number
+  readonly tags: ReadonlyArray<string>
+  readonly zdr: boolean
+  readonly userAgent: string | null
+  /** Query and body, already redacted; null with ZDR. */
+  readonly input: { readonly query: unknown; readonly body?: unknown } | null
+  /** The response body, already redacted; null with ZDR. */
+  readonly response: unknown
+}
+
+/** Filters of `GET /logs` (decisions §6). */
+export interface Filters {
+  readonly orgId: string
+  readonly from: Date
+  readonly to: Date
+  readonly path?: string | undefined
+  readonly keyId?: string | undefined
+  readonly statusCode?: number | undefined
+  readonly errorCode?: string | undefined
+  readonly errorsOnly?: boolean | undefined
+  readonly tags?: ReadonlyArray<string> | undefined
+  readonly search?: string | undefined
+  readonly page: number
+  readonly limit: number
+}
+
+/** A log entry as listed. */
+export interface ListItem {
+  readonly request_id: string
+  readonly timestamp: string
+  readonly method: string
+  readonly path: string
+  readonly status_code: number
+  readonly error_code: string | null
+  readonly latency_ms: number
+  readonly credits_used: number
+  readonly key_id: string
+  readonly tags: ReadonlyArray<string>
+  readonly zdr: boolean
+}
+
+/** A log entry in full (`GET /logs/{request_id}`). */
+export interface Detail extends ListItem {
+  readonly user_agent: string | null
+  readonly input: { readonly query: unknown; readonly body?: unknown } | null
+  readonly response: unknown
+}
+
+/** The http package's migrations. */
+export const migrations = {
+  "0001_request_logs": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`CREATE TABLE request_logs (
+      request_id uuid PRIMARY KEY,
+      org_id text NOT NULL,
+      key_id text NOT NULL,
+      created_at timestamptz NOT NULL,
+      method text NOT NULL,
+      path text NOT NULL,
+      status_code integer NOT NULL,
+      error_code text,
+      latency_ms integer NOT NULL,
+      credits_used integer NOT NULL,
+      tags jsonb NOT NULL,
+      zdr boolean NOT NULL,
+      user_agent text,
+      input jsonb,
+      response jsonb,
+      search_text text NOT NULL
+    );
+    CREATE INDEX request_logs_org_time ON request_logs (org_id, created_at DESC)`.unprepared)
+}
+
+const row = (entry: Entry) => ({
+  request_id: entry.requestId,
+  org_id: entry.orgId,
+  key_id: entry.keyId,
+  created_at: entry.timestamp,
+  method: entry.method,
+  path: entry.path,
+  status_code: entry.statusCode,
+  error_code: entry.errorCode,
+  latency_ms: entry.latencyMs,
+  credits_used: entry.creditsUsed,
+  tags: JSON.stringify(entry.tags),
+  zdr: entry.zdr,
+  user_agent: entry.userAgent,
+  input: entry.input === null ? null : JSON.stringify(entry.input),
+  response: entry.response === null || entry.response === undefined ? null : JSON.stringify(entry.response),
+  // What `search` matches: the query and the body, lower-cased (never the response).
+  search_text: entry.input === null ? "" : JSON.stringify(entry.input).toLowerCase()
+})
+
+const iso = (value: unknown): string => (value instanceof Date ? value : new Date(String(value))).toISOString()
+const json = (value: unknown): unknown => typeof value === "string" ? JSON.parse(value) : value
+
+const listItem = (r: Record<string, unknown>): ListItem => ({
+  request_id: String(r.request_id),
+  timestamp: iso(r.created_at),
+  method: String(r.method),
+  path: String(r.path),
+  status_code: Number(r.status_code),
+  error_code: r.error_code === null ? null : String(r.error_code),
+  latency_ms: Number(r.latency_ms),
+  credits_used: Number(r.credits_used),
+  key_id: String(r.key_id),
+  tags: json(r.tags) as ReadonlyArray<string>,
+  zdr: Boolean(r.zdr)
+})
+
+/** The request log service. */
+export class RequestLog extends Effect.Service<RequestLog>()("@sift/http/RequestLog", {
+  scoped: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const queue = yield* Queue.unbounded<Entry>()
+    const inFlight = yield* Ref.make(0)
+    const insert = (entries: ReadonlyArray<Entry>) =>
+      sql`INSERT INTO request_logs ${sql.insert(entries.map(row))} ON CONFLICT (request_id) DO NOTHING`.pipe(
+        Effect.retry({ times: 3 }),
+        Effect.catchAll((error) => Effect.logError("request log: insert failed", error))
+      )
+    const writeBatch = Effect.gen(function*() {
+      const batch = yield* Queue.takeBetween(queue, 1, 500)
+      yield* insert(Array.from(batch))
+      yield* Ref.update(inFlight, (n) => n - batch.length)
+    })
+    yield* Effect.forkScoped(Effect.forever(writeBatch))
+    // On shutdown: whatever is still queued is written before the database closes.
+    yield* Effect.addFinalizer(() =>
+      Effect.flatMap(Queue.takeAll(queue), (rest) => rest.length === 0 ? Effect.void : insert(Array.from(rest)))
+    )
+    const waitDrained: Effect.Effect<void> = Effect.flatMap(Ref.get(inFlight), (n) =>
+      n <= 0 ? Effect.void : Effect.zipRight(Effect.sleep("2 millis"), Effect.suspend(() => waitDrained)))
+
+    /** Queues an entry; it is written within milliseconds. */
+    const record = (entry: Entry): Effect.Effect<void> =>
+      Effect.zipRight(Ref.update(inFlight, (n) => n + 1), Queue.offer(queue, entry))
+
+    /** Lists an organization's entries, newest first. */
+    const list = (filters: Filters): Effect.Effect<{ items: Array<ListItem>; hasMore: boolean }, SqlError> =>
+      Effect.gen(function*() {
+        yield* waitDrained
+        const conditions = [
+          sql`org_id = ${filters.orgId}`,
+          sql`created_at >= ${filters.from}`,
+          sql`created_at <= ${filters.to}`
+        ]
+        if (filters.path !== undefined) conditions.push(sql`path = ${filters.path}`)
+        if (filters.keyId !== undefined) conditions.push(sql`key_id = ${filters.keyId}`)
+        if (filters.statusCode !== undefined) conditions.push(sql`status_code = ${filters.statusCode}`)
+        if (filters.errorCode !== undefined) conditions.push(sql`error_code = ${filters.errorCode}`)
+        if (filters.errorsOnly === true) conditions.push(sql`status_code >= 400`)
+        if (filters.tags !== undefined && filters.tags.length > 0) {
+          conditions.push(sql`tags ?| string_to_array(${filters.tags.join("\u001f")}, chr(31))`)
+        }
+        if (filters.search !== undefined) conditions.push(sql`position(${filters.search.toLowerCase()} in search_text) > 0`)
+        const rows = yield* sql<Record<string, unknown>>`
+          SELECT request_id, created_at, method, path, status_code, error_code, latency_ms, credits_used, key_id, tags, zdr
+          FROM request_logs WHERE ${sql.and(conditions)}
+          ORDER BY created_at DESC, request_id DESC
+          LIMIT ${filters.limit + 1} OFFSET ${(filters.page - 1) * filters.limit}`
+        return { items: rows.slice(0, filters.limit).map(listItem), hasMore: rows.length > filters.limit }
+      })
+
+    /** One entry of the organization, if it exists. */
+    const get = (orgId: string, requestId: string): Effect.Effect<Option.Option<Detail>, SqlError> =>
+      Effect.gen(function*() {
+        yield* waitDrained
+        if (!/^[0-9a-f-]{36}$/i.test(requestId)) return Option.none()
+        const rows = yield* sql<Record<string, unknown>>`
+          SELECT * FROM request_logs WHERE org_id = ${orgId} AND request_id = ${requestId}`
+        const r = rows[0]
+        if (r === undefined) return Option.none()
+        return Option.some({
+          ...listItem(r),
+          user_agent: r.user_agent === null ? null : String(r.user_agent),
+          input: r.input === null ? null : json(r.input) as Detail["input"],
+          response: r.response === null ? null : json(r.response)
+        })
+      })
+
+    return { record, list, get, flush: waitDrained } as const
+  })
+}) {}

@@ -1,0 +1,252 @@
+/**
+ * The scrape endpoints: `POST /web/scrape` (decisions §2) and the single-format `GET /web/scrape/markdown`, `/html` and
+ * `/bytes` (decisions §3). The GET queries are mapped onto the POST body, so validation, the pipeline and the cache
+ * are one code path; error fields are renamed back to the query's names.
+ *
+ * @since 0.1.0
+ */
+import { type Cache, Errors, type Fetcher, Pipeline, ScrapeRequest } from "@sift/core"
+import { Effect } from "effect"
+import { ApiFailure } from "../ErrorMapping.js"
+import * as QueryParams from "../QueryParams.js"
+import type { Caller, Handler, Plan } from "../RequestPipeline.js"
+
+type ScrapeHandler = Handler<
+  ScrapeRequest.ScrapeRequest,
+  Errors.InvalidRequest | ApiFailure,
+  never,
+  Errors.ScrapeError,
+  Fetcher.Fetcher | Cache.Cache
+>
+
+// A reservation outlives the request's own deadline by this much, then lapses (a crashed process never charges).
+const HOLD_SLACK_MS = 60_000
+
+const planFor = (request: ScrapeRequest.ScrapeRequest, credits: number): Plan<ScrapeRequest.ScrapeRequest> => ({
+  input: request,
+  credits,
+  zdr: request.zdr === "enabled",
+  tags: request.tags ?? [],
+  holdMs: request.timeoutMs + HOLD_SLACK_MS
+})
+
+/** Renames POST paths in a validation error back to the GET query member that produced them. */
+const renameField = (renames: ReadonlyArray<readonly [string, string]>) => (error: Errors.InvalidRequest) => {
+  const field = error.field
+  if (field === undefined) return error
+  for (const [from, to] of renames) {
+    if (field === from || field.startsWith(`${from}[`) || field.startsWith(`${from}.`)) {
+      return new Errors.InvalidRequest({ reason: error.reason, field: to + field.slice(from.length), detail: error.detail })
+    }
+  }
+  return error
+}
+
+const commonRenames: ReadonlyArray<readonly [string, string]> = [
+  ["sharedParams.includeSelectors", "includeSelectors"],
+  ["sharedParams.excludeSelectors", "excludeSelectors"],
+  ["sharedParams.mainContentOnly", "useMainContentOnly"],
+  ["sharedParams.includeFrames", "includeFrames"],
+  ["sharedParams.waitFor", "waitForMs"],
+  ["sharedParams.settleAnimations", "settleAnimations"],
+  ["sharedParams.actions", "actions"],
+  ["sharedParams.headers", "headers"],
+  ["sharedParams.country", "country"],
+  ["sharedParams.parsers.pdf.startPage", "pdf[start]"],
+  ["sharedParams.parsers.pdf.endPage", "pdf[end]"],
+  ["markdownParams.includeLinks", "includeLinks"],
+  ["markdownParams.includeImages", "includeImages"],
+  ["timeoutOpts.milliseconds", "timeoutMS"],
+  ["timeoutOpts", "timeoutOpts"]
+]
+
+/** GET actions use `do` (decisions §4); the POST form uses `type`. */
+const actionFromQuery = (action: unknown, index: number): unknown => {
+  if (typeof action !== "object" || action === null) {
+    throw new Errors.InvalidRequest({ reason: "Invalid", field: `actions[${index}]`, detail: "must be an object" })
+  }
+  const { do: kind, ...rest } = action as Record<string, unknown>
+  switch (kind) {
+    case "wait":
+      return { type: "wait", milliseconds: rest.timeMs }
+    case "perform":
+      return { type: "perform", action: rest.action }
+    case "scroll":
+      return {
+        type: "scroll",
+        ...(rest.direction === undefined ? {} : { direction: rest.direction }),
+        ...(rest.amount === undefined ? {} : { amount: rest.amount }),
+        ...(rest.maxScrolls === undefined ? {} : { maxScrolls: rest.maxScrolls }),
+        ...(rest.container === undefined ? {} : { selector: rest.container })
+      }
+    default:
+      throw new Errors.InvalidRequest({ reason: "Invalid", field: `actions[${index}].do`, detail: "must be wait, perform or scroll" })
+  }
+}
+
+const defined = <T extends Record<string, unknown>>(record: T): Partial<T> =>
+  Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as Partial<T>
+
+/** The shared query members of the GET scrape endpoints, as POST members. */
+const sharedFromQuery = (query: QueryParams.Query) => {
+  const pdf = QueryParams.asObject(query, "pdf")
+  const pdfNumber = (name: string) => {
+    const value = pdf?.[name]
+    if (value === undefined) return undefined
+    if (typeof value === "number") return value
+    if (typeof value === "string" && /^\d+$/.test(value)) return Number(value)
+    throw new Errors.InvalidRequest({ reason: "Invalid", field: `pdf[${name}]`, detail: "must be a positive integer" })
+  }
+  const ocr = pdf?.ocr === undefined ? undefined : String(pdf.ocr) === "true" || String(pdf.ocr) === "1"
+  const actions = QueryParams.asJsonArray(query, "actions")?.map(actionFromQuery)
+  const headers = QueryParams.asObject(query, "headers")
+  return defined({
+    mainContentOnly: QueryParams.asBoolean(query, "useMainContentOnly"),
+    includeSelectors: QueryParams.asList(query, "includeSelectors", { commaSeparated: false }),
+    excludeSelectors: QueryParams.asList(query, "excludeSelectors", { commaSeparated: false }),
+    includeFrames: QueryParams.asBoolean(query, "includeFrames"),
+    waitFor: QueryParams.asInteger(query, "waitForMs"),
+    settleAnimations: QueryParams.asBoolean(query, "settleAnimations"),
+    actions: actions === undefined || actions.length === 0 ? undefined : actions,
+    headers,
+    country: QueryParams.asString(query, "country"),
+    parsers: pdf === undefined ? undefined : { pdf: defined({ startPage: pdfNumber("start"), endPage: pdfNumber("end"), ocr: ocr === undefined ? undefined : ocr ? "auto" : "off" }) }
+  })
+}
+
+const timeoutFromQuery = (query: QueryParams.Query) => {
+  const timeoutMs = QueryParams.asInteger(query, "timeoutMS")
+  if (timeoutMs !== undefined) return { milliseconds: timeoutMs }
+  const opts = QueryParams.asObject(query, "timeoutOpts")
+  if (opts === undefined) return undefined
+  return { ...opts, milliseconds: typeof opts.milliseconds === "string" && /^\d+$/.test(opts.milliseconds) ? Number(opts.milliseconds) : opts.milliseconds }
+}
+
+/** Decodes a POST-shaped input built from a query, with errors named after the query. */
+const decodeFromQuery = (build: () => unknown): Effect.Effect<ScrapeRequest.ScrapeRequest, Errors.InvalidRequest> =>
+  Effect.try({
+    try: build,
+    catch: (error) => error instanceof Errors.InvalidRequest ? error : new Errors.InvalidRequest({ reason: "Invalid", detail: String(error) })
+  }).pipe(Effect.flatMap(ScrapeRequest.decode), Effect.mapError(renameField(commonRenames)))
+
+const baseQuery = (query: QueryParams.Query) =>
+  defined({
+    url: QueryParams.asString(query, "url"),
+    maxAgeMs: QueryParams.asInteger(query, "maxAgeMs"),
+    timeoutOpts: timeoutFromQuery(query),
+    zdr: QueryParams.asString(query, "zdr"),
+    tags: QueryParams.asList(query, "tags", { commaSeparated: true })
+  })
+
+/** `POST /web/scrape`: 1 credit for any mix of formats, cache hits included. */
+export const scrape: ScrapeHandler = {
+  validate: (caller) => Effect.map(ScrapeRequest.decode(caller.body), (request) => planFor(request, 1)),
+  run: (_caller, request) =>
+    Effect.map(Pipeline.run(request), (result) => ({ body: { ...result }, credits: 1 }))
+}
+
+const hasActions = (request: ScrapeRequest.ScrapeRequest) => (request.sharedParams?.actions?.length ?? 0) > 0
+
+/** `GET /web/scrape/markdown`: 1 credit; 2 with actions. */
+export const markdown: ScrapeHandler = {
+  validate: (caller: Caller) =>
+    Effect.gen(function*() {
+      const query = caller.query
+      const request = yield* decodeFromQuery(() => {
+        const includeHtml = QueryParams.asBoolean(query, "includeHTML") ?? false
+        const shorten = QueryParams.asBoolean(query, "shortenBase64Images")
+        return {
+          ...baseQuery(query),
+          formats: { markdown: true, ...(includeHtml ? { html: true } : {}) },
+          sharedParams: sharedFromQuery(query),
+          markdownParams: defined({
+            includeLinks: QueryParams.asBoolean(query, "includeLinks"),
+            includeImages: QueryParams.asBoolean(query, "includeImages"),
+            inlineImages: shorten === false ? "preserve" as const : undefined
+          })
+        }
+      })
+      if (hasActions(request) && caller.auth.org.plan === "free") {
+        return yield* new ApiFailure({ code: "PAID_PLAN_REQUIRED", detail: "actions: browser actions need a paid plan" })
+      }
+      return planFor(request, hasActions(request) ? 2 : 1)
+    }),
+  run: (_caller, request) =>
+    Effect.map(Pipeline.run(request), (result) => {
+      const markdownText = result.markdown.data ?? ""
+      return {
+        body: {
+          success: true,
+          markdown: markdownText,
+          contentLength: Buffer.byteLength(markdownText, "utf8"),
+          url: result.url,
+          metadata: result.metadata,
+          cache_metadata: result.cache_metadata,
+          ...(result.html.requested ? { html: result.html.data ?? "" } : {}),
+          ...(result.isPartial ? { finalDOMState: "still-loading" } : {})
+        },
+        credits: hasActions(request) ? 2 : 1
+      }
+    })
+}
+
+/** `GET /web/scrape/html`: 1 credit. */
+export const html: ScrapeHandler = {
+  validate: (caller) =>
+    Effect.map(
+      decodeFromQuery(() => ({ ...baseQuery(caller.query), formats: { html: true }, sharedParams: sharedFromQuery(caller.query) })),
+      (request) => planFor(request, 1)
+    ),
+  run: (_caller, request) =>
+    Effect.map(Pipeline.run(request), (result) => ({
+      body: {
+        success: true,
+        html: result.html.data ?? "",
+        url: result.url,
+        type: "html",
+        finalDOMState: result.isPartial ? "still-loading" : "complete",
+        metadata: result.metadata,
+        cache_metadata: result.cache_metadata
+      },
+      credits: 1
+    }))
+}
+
+/** `GET /web/scrape/bytes`: 1 credit; the original body, untouched. */
+export const bytes: ScrapeHandler = {
+  validate: (caller) =>
+    Effect.map(
+      decodeFromQuery(() => {
+        const query = caller.query
+        return {
+          ...defined({
+            url: QueryParams.asString(query, "url"),
+            timeoutOpts: timeoutFromQuery(query),
+            zdr: QueryParams.asString(query, "zdr"),
+            tags: QueryParams.asList(query, "tags", { commaSeparated: true })
+          }),
+          formats: { bytes: true },
+          sharedParams: defined({ headers: QueryParams.asObject(query, "headers"), country: QueryParams.asString(query, "country") }),
+          maxAgeMs: 0
+        }
+      }),
+      (request) => planFor(request, 1)
+    ),
+  run: (_caller, request) =>
+    Effect.map(Pipeline.run(request), (result) => {
+      const data = result.bytes.data!
+      return {
+        body: {
+          success: true,
+          url: request.url,
+          finalUrl: result.url,
+          statusCode: result.metadata.statusCode ?? 200,
+          contentType: data.contentType,
+          contentLength: Buffer.from(data.base64, "base64").byteLength,
+          encoding: "base64",
+          bytes: data.base64
+        },
+        credits: 1
+      }
+    })
+}

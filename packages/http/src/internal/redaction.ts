@@ -1,0 +1,21 @@
+/** Secrets never reach the request log: API keys anywhere, forwarded header values, and oversized responses. */
+const API_KEY = /sift_sk_[A-Za-z0-9]{40}/g
+const MAX_STRING = 65_536
+
+/** Returns a copy of `value` with credentials replaced by `[redacted]` and very long strings shortened. */
+export const redact = (value: unknown, key?: string): unknown => {
+  if (typeof value === "string") {
+    if (key !== undefined && /^headers(\[|$)/i.test(key)) return "[redacted]"
+    const cleaned = value.replace(API_KEY, "[redacted]")
+    return cleaned.length > MAX_STRING ? `${cleaned.slice(0, MAX_STRING)}… [${cleaned.length - MAX_STRING} more characters]` : cleaned
+  }
+  if (Array.isArray(value)) return value.map((item) => redact(item))
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) =>
+      k.toLowerCase() === "headers" && typeof v === "object" && v !== null
+        ? [k, Object.fromEntries(Object.keys(v).map((name) => [name, "[redacted]"]))]
+        : [k, redact(v, k)]
+    ))
+  }
+  return value
+}

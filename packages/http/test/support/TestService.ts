@@ -1,0 +1,71 @@
+/**
+ * The real API in the test process: a Node HTTP server on a free port, embedded PGlite (or PostgreSQL when given) with
+ * every migration, the real Fetcher (private targets allowed for fixture sites) and the store-backed cache. The test
+ * gets the base URL and a runtime to run auth operations directly (organizations with set credits, keys).
+ */
+import { createServer } from "node:http"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as Auth from "@sift/auth"
+import { Fetcher } from "@sift/core"
+import { CacheStore, Migrations, Sql } from "@sift/store"
+import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
+import * as App from "../../src/App.js"
+
+export interface TestService {
+  /** `http://127.0.0.1:<port>/v1` */
+  readonly baseUrl: string
+  readonly run: <A, E>(effect: Effect.Effect<A, E, Auth.Accounts.Accounts | Auth.ApiKeys.ApiKeys | Auth.CreditLedger.CreditLedger>) => Promise<A>
+  /** Creates an organization (with its credits set when given) and a key; returns the secret and ids. */
+  readonly key: (options?: {
+    readonly plan?: Auth.Plans.PlanName
+    readonly credits?: number
+    readonly requestsPerMinute?: number
+    readonly permissions?: ReadonlyArray<string>
+    readonly zdr?: boolean
+  }) => Promise<{ readonly secret: string; readonly keyId: string; readonly orgId: string }>
+  readonly close: () => Promise<void>
+}
+
+/** Starts the service; `databaseUrl` selects PostgreSQL instead of a fresh PGlite directory. */
+export const start = async (options: { readonly databaseUrl?: string | undefined } = {}): Promise<TestService> => {
+  const dir = mkdtempSync(join(tmpdir(), "sift-api-"))
+  const storage = options.databaseUrl === undefined ? Sql.layerPglite({ dir }) : Sql.layerPg({ url: Redacted.make(options.databaseUrl) })
+  const database = Layer.tap(storage, (context) =>
+    Effect.provide(Migrations.run({ store: Migrations.store, ...App.migrations }), context))
+  const platform = Layer.mergeAll(
+    NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }),
+    Fetcher.layer({ allowPrivateTargets: true }),
+    CacheStore.layer()
+  )
+  const live = Layer.mergeAll(App.layerApi, Auth.layer, HttpServer.layerContext).pipe(
+    Layer.provideMerge(platform),
+    Layer.provideMerge(database)
+  )
+  const runtime = ManagedRuntime.make(live)
+  const address = await runtime.runPromise(Effect.map(HttpServer.HttpServer, (server) => server.address))
+  if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
+  const run: TestService["run"] = (effect) => runtime.runPromise(effect)
+  return {
+    baseUrl: `http://127.0.0.1:${address.port}/v1`,
+    run,
+    key: (opts = {}) =>
+      run(Effect.gen(function*() {
+        const accounts = yield* Auth.Accounts.Accounts
+        const keys = yield* Auth.ApiKeys.ApiKeys
+        const org = yield* accounts.createOrg({ name: `org-${Math.random().toString(36).slice(2)}`, plan: opts.plan ?? "scale", zdr: opts.zdr ?? false })
+        if (opts.credits !== undefined || opts.requestsPerMinute !== undefined) {
+          yield* accounts.setOverrides(org.id, { credits: opts.credits, requestsPerMinute: opts.requestsPerMinute })
+        }
+        const created = yield* keys.create({ orgId: org.id, name: "test", permissions: opts.permissions })
+        return { secret: created.secret, keyId: created.key.id, orgId: org.id }
+      })),
+    close: async () => {
+      await runtime.dispose()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }
+}

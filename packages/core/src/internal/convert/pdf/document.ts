@@ -1,0 +1,134 @@
+/**
+ * A PDF → the hast document: pdfjs (legacy build, which runs on Node 20) reads each page's text layer; pages without
+ * text but with images are scans, recognised with OCR when allowed; every page's runs go through the same layout
+ * (lines, columns, tables, blocks). Running headers, footers and page numbers are dropped.
+ */
+import type { Element, Root } from "hast"
+import { createRequire } from "node:module"
+import { dirname, join } from "node:path"
+import { pathToFileURL } from "node:url"
+import { getDocument, OPS, type PDFDocumentProxy, type PDFPageProxy } from "pdfjs-dist/legacy/build/pdf.mjs"
+import { ContentError, InvalidRequest } from "../../../Errors.js"
+import { documentTree } from "../hast.js"
+import { blocksOfPage } from "./page.js"
+import { type Line, lineText } from "./model.js"
+import { toLines } from "./lines.js"
+import { ocrPdfPages } from "./ocr.js"
+import { pageRuns } from "./textRuns.js"
+import { typographyOf } from "./blocks.js"
+
+/** What the caller controls: the inclusive 1-based page range and whether scans may be OCRed. */
+export interface PdfOptions {
+  readonly startPage?: number | undefined
+  readonly endPage?: number | undefined
+  readonly ocr?: boolean | undefined
+  readonly signal?: AbortSignal | undefined
+}
+
+/** The converted document and how many pages needed OCR (each is charged). */
+export interface PdfDocument {
+  readonly tree: Root
+  readonly pageCount: number
+  readonly ocrPages: number
+}
+
+const pdfjsRoot = dirname(createRequire(import.meta.url).resolve("pdfjs-dist/package.json"))
+// pdfjs reads these from the file system on Node; a trailing slash is required.
+const assets = {
+  standardFontDataUrl: join(pdfjsRoot, "standard_fonts") + "/",
+  cMapUrl: join(pdfjsRoot, "cmaps") + "/",
+  cMapPacked: true,
+  wasmUrl: pathToFileURL(join(pdfjsRoot, "wasm")).href + "/"
+}
+
+const imageOps = new Set<number>([OPS.paintImageXObject, OPS.paintInlineImageXObject, OPS.paintImageMaskXObject, OPS.paintImageXObjectRepeat, OPS.paintInlineImageXObjectGroup])
+
+const hasImages = async (page: PDFPageProxy): Promise<boolean> =>
+  (await page.getOperatorList()).fnArray.some((op) => imageOps.has(op))
+
+const open = async (bytes: Uint8Array): Promise<PDFDocumentProxy> => {
+  try {
+    // pdfjs takes ownership of (and detaches) the buffer it is given, so it gets a copy.
+    return await getDocument({ data: bytes.slice(), verbosity: 0, isEvalSupported: false, useSystemFonts: false, ...assets }).promise
+  } catch (error) {
+    const name = (error as { name?: string }).name
+    if (name === "PasswordException") {
+      throw new ContentError({ reason: "Corrupt", detail: "The PDF is encrypted with a password; Sift cannot open it" })
+    }
+    throw new ContentError({ reason: "Corrupt", detail: `The PDF cannot be read: ${(error as Error).message ?? String(error)}` })
+  }
+}
+
+const pageNumberLine = /^(?:page\s*)?\d{1,4}(?:\s*(?:of|\/)\s*\d{1,4})?$|^[-–—]\s*\d{1,4}\s*[-–—]$/i
+
+/** Drops page numbers and running headers/footers: lines in the outer bands that repeat across pages. */
+const dropFurniture = (pages: ReadonlyArray<{ lines: Array<Line>; height: number }>): void => {
+  const edge = (line: Line, height: number) => line.y < height * 0.1 || line.y > height * 0.9
+  const shape = (line: Line) => lineText(line).replace(/\d+/g, "#").trim().toLowerCase()
+  const counts = new Map<string, number>()
+  for (const page of pages) {
+    for (const key of new Set(page.lines.filter((line) => edge(line, page.height)).map(shape))) counts.set(key, (counts.get(key) ?? 0) + 1)
+  }
+  const repeated = (line: Line) => pages.length >= 3 && (counts.get(shape(line)) ?? 0) >= Math.max(3, pages.length * 0.6)
+  for (const page of pages) {
+    page.lines = page.lines.filter((line, i) => {
+      const outer = i === 0 || i === page.lines.length - 1
+      if (!edge(line, page.height)) return true
+      return !(repeated(line) || (outer && pageNumberLine.test(lineText(line).trim())))
+    })
+  }
+}
+
+const checkRange = (options: PdfOptions, count: number): [number, number] => {
+  const start = options.startPage ?? 1
+  const end = Math.min(options.endPage ?? count, count)
+  if (start > count) {
+    throw new InvalidRequest({ reason: "Invalid", field: "pdf.start", detail: `The PDF has ${count} page${count === 1 ? "" : "s"}; start page ${start} is past its end` })
+  }
+  if (end < start) throw new InvalidRequest({ reason: "Invalid", field: "pdf.end", detail: "must not be before the start page" })
+  return [start, end]
+}
+
+/** Converts a PDF; rejects with `ContentError` (corrupt, encrypted, images only) or `InvalidRequest` (page range). */
+export const convertPdf = async (bytes: Uint8Array, options: PdfOptions = {}): Promise<PdfDocument> => {
+  const pdf = await open(bytes)
+  try {
+    const [start, end] = checkRange(options, pdf.numPages)
+    const pages: Array<{ number: number; lines: Array<Line>; height: number }> = []
+    const scans: Array<number> = []
+    for (let number = start; number <= end; number++) {
+      options.signal?.throwIfAborted()
+      const page = await pdf.getPage(number)
+      const lines = toLines(await pageRuns(page))
+      if (lines.length === 0 && await hasImages(page)) scans.push(number)
+      pages.push({ number, lines, height: page.getViewport({ scale: 1 }).height })
+      page.cleanup()
+    }
+    const textPages = pages.filter((page) => page.lines.length > 0).length
+    if (scans.length > 0 && textPages === 0 && options.ocr !== true) {
+      throw new ContentError({
+        reason: "PdfImagesOnly",
+        detail: `The PDF is scanned: ${scans.length === 1 ? "its page is an image" : `its ${scans.length} pages are images`} without a text layer; retry with OCR enabled`
+      })
+    }
+    let ocrPages = 0
+    if (scans.length > 0 && options.ocr === true) {
+      const recognised = await ocrPdfPages(bytes, scans, options.signal)
+      for (const page of pages) {
+        const runs = recognised.get(page.number)
+        if (runs === undefined) continue
+        page.lines = toLines(runs)
+        if (page.lines.length > 0) ocrPages++
+      }
+    }
+    dropFurniture(pages)
+    const typography = typographyOf(pages.flatMap((page) => page.lines))
+    const body: Array<Element> = pages.flatMap((page) => blocksOfPage(page.lines, typography))
+    const info = (await pdf.getMetadata().catch(() => undefined))?.info as { Title?: unknown } | undefined
+    const title = typeof info?.Title === "string" ? info.Title : undefined
+    return { tree: documentTree(title, body), pageCount: pdf.numPages, ocrPages }
+  } finally {
+    await pdf.destroy()
+  }
+}
+

@@ -1,0 +1,180 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import { describe, expect, it } from "@effect/vitest"
+import { Migrations } from "@sift/store"
+import { Effect, Exit, Layer, TestClock } from "effect"
+import * as Auth from "../src/index.js"
+import { backends, title } from "../../store/test/support/backends.js"
+
+const layerFor = (backend: (typeof backends)[number]) => {
+  const database = Layer.tap(backend.layer(), (context) =>
+    Effect.provide(Migrations.run({ store: Migrations.store, auth: Auth.migrations }), context))
+  // Fresh per backend: @effect/vitest memoises layers by reference across `it.layer` blocks.
+  return Layer.fresh(Auth.layer).pipe(Layer.provideMerge(database))
+}
+
+const unique = () => Math.random().toString(36).slice(2, 10)
+
+const setup = (plan: Auth.Plans.PlanName = "scale", permissions?: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const accounts = yield* Auth.Accounts.Accounts
+    const keys = yield* Auth.ApiKeys.ApiKeys
+    const org = yield* accounts.createOrg({ name: `org-${unique()}`, plan })
+    const created = yield* keys.create({ orgId: org.id, name: "k", permissions })
+    return { org, ...created }
+  })
+
+for (const backend of backends) {
+  describe.skipIf(backend.skip !== undefined)(`auth (${title(backend)})`, () => {
+    it.layer(layerFor(backend), { timeout: 60_000 })((it) => {
+      it.effect("keys: the secret has the documented shape and only its hash is stored", () =>
+        Effect.gen(function*() {
+          const { key, secret } = yield* setup()
+          expect(secret).toMatch(/^sift_sk_[A-Za-z0-9]{40}$/)
+          expect(key.id).toMatch(/^key_[A-Za-z0-9]{16}$/)
+          expect(key.orgId).toMatch(/^org_[A-Za-z0-9]{16}$/)
+          const sql = yield* SqlClient.SqlClient
+          const rows = yield* sql<Record<string, unknown>>`SELECT * FROM api_keys WHERE id = ${key.id}`
+          expect(JSON.stringify(rows)).not.toContain(secret)
+          expect(rows[0]!.prefix).toBe(secret.slice(0, 12))
+        }))
+
+      it.effect("authenticate: ok, malformed, unknown, revoked, expired, suspended, disabled", () =>
+        Effect.gen(function*() {
+          const keys = yield* Auth.ApiKeys.ApiKeys
+          const accounts = yield* Auth.Accounts.Accounts
+          const { key, org, secret } = yield* setup("pro")
+          const context = yield* keys.authenticate(secret)
+          expect(context.keyId).toBe(key.id)
+          expect(context.org.plan).toBe("pro")
+          expect(context.org.requestsPerMinute).toBe(300)
+          const code = (e: Effect.Effect<unknown, { errorCode: string }, never>) => Effect.map(Effect.flip(e), (error) => error.errorCode)
+          expect(yield* code(keys.authenticate("nope"))).toBe("UNAUTHORIZED")
+          expect(yield* code(keys.authenticate("sift_sk_" + "x".repeat(40)))).toBe("UNAUTHORIZED")
+
+          const revoked = yield* keys.create({ orgId: org.id, name: "r" })
+          yield* keys.revoke(revoked.key.id)
+          expect(yield* code(keys.authenticate(revoked.secret))).toBe("UNAUTHORIZED")
+
+          const expiring = yield* keys.create({ orgId: org.id, name: "e", expiresAt: new Date(60_000) })
+          expect((yield* keys.authenticate(expiring.secret)).keyId).toBe(expiring.key.id)
+          yield* TestClock.adjust("61 seconds") // past the expiry and the lookup cache
+          expect(yield* code(keys.authenticate(expiring.secret))).toBe("UNAUTHORIZED")
+
+          const other = yield* setup()
+          yield* accounts.setStatus(other.org.id, "suspended")
+          expect(yield* code(keys.authenticate(other.secret))).toBe("FORBIDDEN")
+          yield* accounts.setStatus(other.org.id, "disabled")
+          expect(yield* code(keys.authenticate(other.secret))).toBe("DISABLED")
+        }))
+
+      it.effect("rate limit: the 31st request of a 30/min window is refused; the next window resets", () =>
+        Effect.gen(function*() {
+          const limiter = yield* Auth.RateLimiter.RateLimiter
+          const keyId = `key_${unique()}`
+          yield* TestClock.setTime(10 * 60_000 + 15_000)
+          for (let i = 1; i <= 30; i++) {
+            const hit = yield* limiter.hit(keyId, "api", 30)
+            expect(hit.allowed).toBe(true)
+            expect(hit.remaining).toBe(30 - i)
+          }
+          const refused = yield* limiter.hit(keyId, "api", 30)
+          expect(refused.allowed).toBe(false)
+          expect(refused.remaining).toBe(0)
+          expect(refused.retryAfter).toBe(45)
+          expect(refused.resetAt).toBe(11 * 60)
+          // Another bucket counts separately.
+          expect((yield* limiter.hit(keyId, "logs", 120)).allowed).toBe(true)
+          yield* TestClock.adjust("45 seconds")
+          const next = yield* limiter.hit(keyId, "api", 30)
+          expect(next.allowed).toBe(true)
+          expect(next.remaining).toBe(29)
+        }))
+
+      it.effect("credits: 200 concurrent reserve+commit of 1 on 100 credits → exactly 100 succeed, balance 0", () =>
+        Effect.gen(function*() {
+          const accounts = yield* Auth.Accounts.Accounts
+          const ledger = yield* Auth.CreditLedger.CreditLedger
+          const org = yield* accounts.createOrg({ name: `org-${unique()}`, plan: "enterprise" })
+          yield* accounts.setOverrides(org.id, { credits: 100 })
+          const results = yield* Effect.all(
+            Array.from({ length: 200 }, (_, i) =>
+              Effect.exit(Effect.flatMap(ledger.reserve(org.id, 1, { ttlMs: 60_000 }), (r) => ledger.commit(r, { credits: 1, requestId: `r${i}` })))),
+            { concurrency: 50 }
+          )
+          expect(results.filter(Exit.isSuccess)).toHaveLength(100)
+          expect((yield* ledger.balance(org.id)).remaining).toBe(0)
+          const failure = results.find(Exit.isFailure)!
+          expect(JSON.stringify(failure)).toContain("UsageExceeded")
+        }))
+
+      it.effect("credits: an uncommitted reservation (a crashed request) charges nothing and lapses at its expiry", () =>
+        Effect.gen(function*() {
+          const accounts = yield* Auth.Accounts.Accounts
+          const ledger = yield* Auth.CreditLedger.CreditLedger
+          const org = yield* accounts.createOrg({ name: `org-${unique()}`, plan: "enterprise" })
+          yield* accounts.setOverrides(org.id, { credits: 3 })
+          yield* ledger.reserve(org.id, 3, { ttlMs: 90_000 }) // never committed: the process "died"
+          const blocked = yield* Effect.flip(ledger.reserve(org.id, 1, { ttlMs: 1_000 }))
+          expect(blocked.errorCode).toBe("USAGE_EXCEEDED")
+          expect((yield* ledger.balance(org.id)).remaining).toBe(3)
+          yield* TestClock.adjust("91 seconds")
+          const r = yield* ledger.reserve(org.id, 3, { ttlMs: 1_000 })
+          expect((yield* ledger.commit(r, { credits: 2, requestId: "x" })).remaining).toBe(1)
+          const released = yield* ledger.reserve(org.id, 1, { ttlMs: 1_000 })
+          expect((yield* ledger.release(released)).remaining).toBe(1)
+        }))
+
+      it.effect("credits: monthly plans renew when the cycle ends; free's 500 never do", () =>
+        Effect.gen(function*() {
+          const accounts = yield* Auth.Accounts.Accounts
+          const ledger = yield* Auth.CreditLedger.CreditLedger
+          yield* TestClock.setTime(Date.UTC(2026, 0, 15))
+          const hobby = yield* accounts.createOrg({ name: `org-${unique()}`, plan: "hobby" })
+          const free = yield* accounts.createOrg({ name: `org-${unique()}`, plan: "free" })
+          expect(hobby.creditsRemaining).toBe(10_000)
+          expect(free.creditsRemaining).toBe(500)
+          for (const org of [hobby, free]) {
+            const r = yield* ledger.reserve(org.id, 100, { ttlMs: 1_000 })
+            yield* ledger.commit(r, { credits: 100, requestId: "spend" })
+          }
+          yield* TestClock.setTime(Date.UTC(2026, 1, 16))
+          for (const org of [hobby, free]) yield* ledger.commit(yield* ledger.reserve(org.id, 1, { ttlMs: 1_000 }), { credits: 1, requestId: "x" })
+          const renewed = yield* ledger.balance(hobby.id)
+          expect(renewed.remaining).toBe(9_999)
+          expect(renewed.cycleStart.toISOString()).toBe("2026-02-15T00:00:00.000Z")
+          expect((yield* ledger.balance(free.id)).remaining).toBe(399)
+        }))
+
+      it.effect("bootstrap key: idempotent, and the key authenticates", () =>
+        Effect.gen(function*() {
+          const accounts = yield* Auth.Accounts.Accounts
+          const keys = yield* Auth.ApiKeys.ApiKeys
+          const secret = "sift_sk_" + unique().padEnd(40, "Q").slice(0, 40)
+          const first = yield* accounts.ensureBootstrapKey(secret, "scale")
+          const second = yield* accounts.ensureBootstrapKey(secret, "scale")
+          expect(second).toEqual(first)
+          expect((yield* keys.authenticate(secret)).keyId).toBe(first.keyId)
+        }))
+    })
+  })
+}
+
+describe("permissions", () => {
+  it("write grants read, no list grants all, and routes map as decisions §1 says", () => {
+    const { has, requiredFor } = Auth.Permissions
+    expect(has({ permissions: null }, "monitors:write")).toBe(true)
+    expect(has({ permissions: ["monitors:write"] }, "monitors:read")).toBe(true)
+    expect(has({ permissions: ["monitors:read"] }, "monitors:write")).toBe(false)
+    expect(has({ permissions: ["logs:read"] }, "data:execute")).toBe(false)
+    expect(requiredFor("GET", "/web/scrape/markdown")).toBe("data:execute")
+    expect(requiredFor("POST", "/parse")).toBe("data:execute")
+    expect(requiredFor("GET", "/logs/abc")).toBe("logs:read")
+    expect(requiredFor("GET", "/monitors/limits")).toBe("monitors:read")
+    expect(requiredFor("PATCH", "/monitors/mon_x")).toBe("monitors:write")
+    expect(requiredFor("POST", "/webhooks/deliveries")).toBe("monitors:read")
+    expect(requiredFor("POST", "/webhooks/deliveries/whd_x/retry")).toBe("monitors:write")
+    expect(requiredFor("GET", "/batch/list")).toBe("batches:read")
+    expect(requiredFor("POST", "/batch/submit")).toBe("batches:write")
+    expect(requiredFor("GET", "/openapi.json")).toBeUndefined()
+  })
+})

@@ -1,13 +1,20 @@
 #!/usr/bin/env node
 // Makes sure the system packages Sift's tests and browser features need are present: Debian's Chromium (rendering,
-// screenshots) and tesseract (OCR). As root it installs what is missing with apt-get; otherwise it says exactly what
+// screenshots), tesseract (OCR), poppler's pdftoppm (rasterising scanned PDF pages for OCR) and LibreOffice headless
+// (legacy .doc/.xls/.ppt files). As root it installs what is missing with apt-get; otherwise it says exactly what
 // to install. PostgreSQL for the server-backed tests is handled by scripts/postgres.mjs.
 import { execFileSync, spawnSync } from "node:child_process"
 import { existsSync } from "node:fs"
 
 const needs = [
   { name: "Chromium", pkg: "chromium", present: () => ["/usr/lib/chromium/chromium", "/usr/bin/chromium"].some(existsSync) },
-  { name: "tesseract", pkg: "tesseract-ocr", present: () => spawnSync("tesseract", ["--version"], { stdio: "ignore" }).status === 0 }
+  { name: "tesseract", pkg: "tesseract-ocr", present: () => spawnSync("tesseract", ["--version"], { stdio: "ignore" }).status === 0 },
+  { name: "pdftoppm", pkg: "poppler-utils", present: () => spawnSync("pdftoppm", ["-v"], { stdio: "ignore" }).status === 0 },
+  ...["writer", "calc", "impress"].map((part) => ({
+    name: `LibreOffice ${part}`,
+    pkg: `libreoffice-${part}-nogui`,
+    present: () => existsSync(`/usr/lib/libreoffice/program/lib${{ writer: "sw", calc: "sc", impress: "sd" }[part]}lo.so`)
+  }))
 ]
 
 const missing = needs.filter((need) => !need.present())

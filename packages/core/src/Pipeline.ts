@@ -20,7 +20,7 @@ import * as Metadata from "./Metadata.js"
 import * as ParseRules from "./ParseRules.js"
 import * as ScrapeRequest from "./ScrapeRequest.js"
 import type { CacheMetadata, ScrapeResult } from "./ScrapeResult.js"
-import { textAsMarkdown, toDocument } from "./internal/pipeline/document.js"
+import { type DocumentOptions, textAsMarkdown, toDocument } from "./internal/pipeline/document.js"
 import { decodePage, encodePage, type LoadedPage } from "./internal/pipeline/page.js"
 
 /** A loaded page and where it came from. */
@@ -112,16 +112,28 @@ const filter = (request: ScrapeRequest.ScrapeRequest, tree: Root, url: string) =
   return { tree: extraction.tree, fallback: extraction.fallback ? (extraction.reason ?? "no main content found") : undefined }
 }
 
-/** Builds every requested output from a loaded page. Pure CPU work; the caller bounds it with the deadline. */
+/** What a caller adds to a request that its schema does not carry: the Markdown endpoints' `pdf[shouldParse]`. */
+export interface RunOptions {
+  /** False: a PDF target fails with `PDF_SKIPPED` instead of being converted (default true). */
+  readonly pdfShouldParse?: boolean | undefined
+}
+
+/** The document options of a request: its PDF page range and OCR, and whether PDFs may be parsed. */
+const documentOptions = (request: ScrapeRequest.ScrapeRequest, options: RunOptions): DocumentOptions => ({
+  pdf: { ...request.sharedParams?.parsers?.pdf, shouldParse: options.pdfShouldParse }
+})
+
+/** Builds every requested output from a loaded page: converting documents (PDF, office, OCR) may spawn tools and
+ * is interruptible; the rest is CPU work. The caller bounds it with the deadline. */
 export const format = (
   request: ScrapeRequest.ScrapeRequest,
-  load: Load
-): Effect.Effect<ScrapeResult, ContentError> =>
-  Effect.suspend(() => {
+  load: Load,
+  options: RunOptions = {}
+): Effect.Effect<ScrapeResult, ContentError | InvalidRequest> =>
+  Effect.gen(function*() {
     const { page } = load
     const onlyBytes = ScrapeRequest.formatNames.every((name) => name === "bytes" || !request.wants(name))
-    const document = onlyBytes ? undefined : toDocument(page)
-    if (document instanceof ContentError) return Effect.fail(document)
+    const document = onlyBytes ? undefined : yield* toDocument(page, documentOptions(request, options))
     const fullTree: Root = document?.tree ?? { type: "root", children: [] }
     const metadata = Metadata.extract(fullTree, {
       url: page.url,
@@ -154,12 +166,13 @@ export const format = (
       cache_metadata: load.cache,
       ...(load.complete ? {} : { isPartial: true as const })
     }
-    return Effect.succeed(result)
+    return result
   })
 
 /** Runs a validated request through the pipeline under its deadline. */
 export const run = (
-  request: ScrapeRequest.ScrapeRequest
+  request: ScrapeRequest.ScrapeRequest,
+  options: RunOptions = {}
 ): Effect.Effect<ScrapeResult, ScrapeError, Fetcher | Cache> =>
   Effect.gen(function*() {
     const needs = browserNeeds(request)
@@ -179,10 +192,10 @@ export const run = (
         : "while loading the page")),
       onSome: (page) => Effect.succeed<Load>({ page, cache: { status: "miss", age_ms: 0 }, complete: false })
     }))
-    return yield* Deadline.finish(deadline, format(request, result))
+    return yield* Deadline.finish(deadline, format(request, result, options))
   })
 
 /** Validates untrusted input and runs it. */
-export const scrape = (input: unknown): Effect.Effect<ScrapeResult, ScrapeError, Fetcher | Cache> =>
-  Effect.flatMap(ScrapeRequest.decode(input), run)
+export const scrape = (input: unknown, options: RunOptions = {}): Effect.Effect<ScrapeResult, ScrapeError, Fetcher | Cache> =>
+  Effect.flatMap(ScrapeRequest.decode(input), (request) => run(request, options))
 

@@ -1,56 +1,31 @@
+import { Effect } from "effect"
 import type { Root } from "hast"
-import * as Charset from "../../Charset.js"
-import { ContentError } from "../../Errors.js"
-import * as Html from "../../Html.js"
+import * as Convert from "../../Convert.js"
+import { ContentError, type InvalidRequest } from "../../Errors.js"
 import type { LoadedPage } from "./page.js"
 
-/** The kinds of content the pipeline turns into a document today; PDF and office formats join with the convert stage. */
-export type DocumentKind = "html" | "text"
+/** How a page's document is written: `html` and `document` through the hast writer, `text` as its own text. */
+export type DocumentKind = Convert.Converted["kind"]
 
-const htmlTypes = new Set(["text/html", "application/xhtml+xml"])
-const textTypes = new Set(["text/plain", "text/markdown", "text/x-markdown"])
-
-/** Looks at the first bytes for HTML, the way browsers sniff a response without a usable Content-Type. */
-const looksLikeHtml = (body: Uint8Array): boolean => {
-  const head = new TextDecoder("latin1").decode(body.subarray(0, 512)).trimStart().toLowerCase()
-  return /^(?:\ufeff)?(?:<!doctype html|<html|<head|<body|<!--|<meta|<title|<div|<p[\s>])/.test(head)
-}
-
-/** Which document kind a page is, or undefined when the pipeline cannot convert it. */
-export const kindOf = (page: LoadedPage): DocumentKind | undefined => {
-  const type = page.contentType
-  if (type !== undefined && htmlTypes.has(type)) return "html"
-  if (type !== undefined && textTypes.has(type)) return "text"
-  if (type === undefined || type === "application/octet-stream" || type === "text/xml") {
-    return looksLikeHtml(page.body) ? "html" : type === undefined ? "text" : undefined
-  }
-  return undefined
-}
-
-/** Plain text shows as a browser shows it: preformatted, in an otherwise empty document. */
-const textTree = (text: string): Root => ({
-  type: "root",
-  children: [{
-    type: "element",
-    tagName: "html",
-    properties: {},
-    children: [
-      { type: "element", tagName: "head", properties: {}, children: [] },
-      {
-        type: "element",
-        tagName: "body",
-        properties: {},
-        children: [{ type: "element", tagName: "pre", properties: {}, children: [{ type: "text", value: text }] }]
-      }
-    ]
-  }]
-})
-
-/** A page turned into the pipeline's document: its kind, its hast tree and, for text, the decoded text itself. */
+/** A page turned into the pipeline's document: its kind and type, its hast tree and, for text, the decoded text. */
 export interface PageDocument {
   readonly kind: DocumentKind
+  readonly type: Convert.DocumentType
   readonly tree: Root
   readonly text: string
+  /** PDF pages recovered by OCR. */
+  readonly ocrPages: number
+}
+
+/** What the request says about documents: the PDF page range, OCR, and whether a PDF may be parsed at all. */
+export interface DocumentOptions {
+  readonly pdf?: {
+    readonly startPage?: number | undefined
+    readonly endPage?: number | undefined
+    readonly ocr?: "off" | "auto" | undefined
+    /** False: a PDF fails with `PdfSkipped` (`pdf[shouldParse]=false`). */
+    readonly shouldParse?: boolean | undefined
+  } | undefined
 }
 
 /** Plain text as Markdown: the text itself (as MarkItDown and browsers treat it), line endings normalised. */
@@ -59,15 +34,41 @@ export const textAsMarkdown = (text: string): string => {
   return normalised === "" ? "" : normalised + "\n"
 }
 
-/** Decodes and parses a page into the hast document every filter and format works on. */
-export const toDocument = (page: LoadedPage): PageDocument | ContentError => {
-  const kind = kindOf(page)
-  if (kind === undefined) {
-    return new ContentError({
+/** Which document type a page is, or undefined when the pipeline cannot convert it. */
+export const typeOf = (page: LoadedPage): Convert.DocumentType | undefined =>
+  Convert.detect({ bytes: page.body, contentType: page.headers["content-type"] ?? page.contentType, url: page.url })
+
+/** Converts a page into the hast document every filter and format works on. */
+export const toDocument = (
+  page: LoadedPage,
+  options: DocumentOptions = {}
+): Effect.Effect<PageDocument, ContentError | InvalidRequest> => {
+  const type = typeOf(page)
+  if (type === undefined) {
+    return Effect.fail(new ContentError({
       reason: "Unsupported",
       detail: `Cannot convert content of type ${page.contentType} from ${page.url}; request only the bytes format for it`
-    })
+    }))
   }
-  const { text } = Charset.decode(page.body, page.headers["content-type"])
-  return { kind, text, tree: kind === "html" ? Html.parse(text) : textTree(text) }
+  if (type === "pdf" && options.pdf?.shouldParse === false) {
+    return Effect.fail(new ContentError({
+      reason: "PdfSkipped",
+      detail: `${page.url} is a PDF and pdf[shouldParse] is false; request only the bytes format to get the file`
+    }))
+  }
+  const ocr = options.pdf?.ocr === "auto"
+  return Effect.map(
+    Convert.convert(
+      { bytes: page.body, contentType: page.headers["content-type"] ?? page.contentType, url: page.url },
+      type,
+      { pdf: { startPage: options.pdf?.startPage, endPage: options.pdf?.endPage, ocr }, ocrImages: ocr }
+    ),
+    (converted) => ({
+      kind: converted.kind,
+      type: converted.type,
+      tree: converted.tree,
+      text: converted.text ?? "",
+      ocrPages: converted.ocrPages
+    })
+  )
 }

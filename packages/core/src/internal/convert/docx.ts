@@ -1,0 +1,34 @@
+/**
+ * Word (.docx) → HTML by mammoth (headings from paragraph styles, lists, tables, links, footnotes, images inlined as
+ * `data:` URIs) → the hast document. The title comes from the file's core properties when set.
+ */
+import type { Root } from "hast"
+import JSZip from "jszip"
+import mammoth from "mammoth"
+import { ContentError } from "../../Errors.js"
+import * as Html from "../../Html.js"
+import { parseXml, descendantsNamed, textOf } from "./xml.js"
+
+const coreTitle = async (zip: JSZip): Promise<string | undefined> => {
+  const xml = await zip.file("docProps/core.xml")?.async("string")
+  if (xml === undefined) return undefined
+  const title = descendantsNamed(parseXml(xml), "dc:title")[0]
+  return title === undefined ? undefined : textOf(title).trim() || undefined
+}
+
+const escapeHtml = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;")
+
+/** Converts a .docx; a file that is not a readable Word document is `Corrupt`. */
+export const convertDocx = async (bytes: Uint8Array): Promise<Root> => {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  try {
+    const [result, title] = await Promise.all([
+      mammoth.convertToHtml({ buffer }),
+      JSZip.loadAsync(buffer).then(coreTitle).catch(() => undefined)
+    ])
+    const head = title === undefined ? "" : `<title>${escapeHtml(title)}</title>`
+    return Html.parse(`<!doctype html><html><head>${head}</head><body>${result.value}</body></html>`)
+  } catch (error) {
+    throw new ContentError({ reason: "Corrupt", detail: `The Word document cannot be read: ${(error as Error).message}` })
+  }
+}

@@ -87,6 +87,16 @@ const tableOf = (frame: XmlElement, links: Links): Element | undefined => {
   return rows.length === 0 ? undefined : table(rows)
 }
 
+/** Without a title placeholder (decks written by tools rather than from a layout), the slide's first text is its
+ * title when it is one short line set in large type (24 pt or more). */
+const looksLikeTitle = (body: XmlElement, into: { title?: string; blocks: Array<Element> }): boolean => {
+  if (into.blocks.length > 0) return false
+  const paragraphs = childrenNamed(body, "a:p").filter((p) => textOf(p).trim() !== "")
+  if (paragraphs.length !== 1 || textOf(paragraphs[0]!).trim().length > 120) return false
+  const sizes = descendantsNamed(paragraphs[0]!, "a:rPr").map((props) => Number(props.attributes["sz"] ?? 0))
+  return sizes.length > 0 && sizes.every((size) => size >= 2400)
+}
+
 /** The blocks of a shape tree, recursing into groups; the title is returned apart. */
 const shapes = (tree: XmlElement, links: Links, into: { title?: string; blocks: Array<Element> }): void => {
   for (const shape of tree.children) {
@@ -102,7 +112,7 @@ const shapes = (tree: XmlElement, links: Links, into: { title?: string; blocks: 
       const type = placeholderType(shape)
       const body = childNamed(shape, "p:txBody")
       if (body === undefined || type === "sldNum" || type === "dt" || type === "ftr") continue
-      if ((type === "title" || type === "ctrTitle") && into.title === undefined) {
+      if ((type === "title" || type === "ctrTitle" || (type === undefined && looksLikeTitle(body, into))) && into.title === undefined) {
         into.title = childrenNamed(body, "a:p").map((p) => textOf(p).trim()).filter(Boolean).join(" ")
         continue
       }

@@ -49,7 +49,7 @@ const hasImages = async (page: PDFPageProxy): Promise<boolean> =>
 const open = async (bytes: Uint8Array): Promise<PDFDocumentProxy> => {
   try {
     // pdfjs takes ownership of (and detaches) the buffer it is given, so it gets a copy.
-    return await getDocument({ data: bytes.slice(), verbosity: 0, isEvalSupported: false, useSystemFonts: false, ...assets }).promise
+    return await getDocument({ data: new Uint8Array(bytes), verbosity: 0, isEvalSupported: false, useSystemFonts: false, ...assets }).promise
   } catch (error) {
     const name = (error as { name?: string }).name
     if (name === "PasswordException") {

@@ -22,6 +22,7 @@ import * as ScrapeRequest from "./ScrapeRequest.js"
 import type { CacheMetadata, ScrapeResult } from "./ScrapeResult.js"
 import { type DocumentOptions, textAsMarkdown, toDocument } from "./internal/pipeline/document.js"
 import { decodePage, encodePage, type LoadedPage } from "./internal/pipeline/page.js"
+import { isYouTubeUrl, loadYouTube } from "./internal/convert/youtube/load.js"
 
 /** A loaded page and where it came from. */
 interface Load {
@@ -61,6 +62,10 @@ const cacheable = (request: ScrapeRequest.ScrapeRequest): boolean =>
 
 const fetchPage = (request: ScrapeRequest.ScrapeRequest): Effect.Effect<LoadedPage, WebsiteError | InvalidRequest, Fetcher> =>
   Effect.gen(function*() {
+    // A YouTube video or channel takes several fetches and becomes a structured document (transcript, video list).
+    if (isYouTubeUrl(request.url)) {
+      return yield* loadYouTube({ url: request.url, headers: request.sharedParams?.headers, country: request.sharedParams?.country?.toLowerCase() })
+    }
     const fetcher = yield* Fetcher
     const response = yield* fetcher.fetch({
       url: request.url,

@@ -75,6 +75,7 @@ export const xlsx = async (): Promise<Uint8Array> => {
   const workbook = new ExcelJS.Workbook()
   workbook.title = "Harbour accounts"
   const tides = workbook.addWorksheet("Sailings")
+  tides.columns = [14, 22, 12, 14, 12].map((width) => ({ width }))
   tides.addRow(["Date", "Route", "Passengers", "Revenue", "Load factor"])
   const rows: Array<[Date, string, number, number]> = [
     [new Date(Date.UTC(2024, 2, 1)), "Harbour to Island", 412, 1854],
@@ -90,6 +91,7 @@ export const xlsx = async (): Promise<Uint8Array> => {
   const total = tides.addRow(["Total", "", { formula: "SUM(C2:C4)", result: 987 }, { formula: "SUM(D2:D4)", result: 4144.5 }])
   total.getCell(4).numFmt = "€#,##0.00"
   const summary = workbook.addWorksheet("Summary")
+  summary.columns = [{ width: 22 }, { width: 20 }]
   summary.addRow(["Metric", "Value"])
   summary.addRow(["Busiest day", new Date(Date.UTC(2024, 2, 1, 14, 30))]).getCell(2).numFmt = "yyyy-mm-dd hh:mm"
   summary.addRow(["Average passengers", { formula: "AVERAGE(Sailings!C2:C4)", result: 329 }])

@@ -7,14 +7,14 @@ import type { Element, Root } from "hast"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { pathToFileURL } from "node:url"
-import { getDocument, OPS, type PDFDocumentProxy, type PDFPageProxy } from "pdfjs-dist/legacy/build/pdf.mjs"
+import { AnnotationType, getDocument, OPS, type PDFDocumentProxy, type PDFPageProxy } from "pdfjs-dist/legacy/build/pdf.mjs"
 import { ContentError, InvalidRequest } from "../../../Errors.js"
 import { documentTree } from "../hast.js"
 import { blocksOfPage } from "./page.js"
 import { type Line, lineText } from "./model.js"
 import { toLines } from "./lines.js"
 import { ocrPdfPages } from "./ocr.js"
-import { pageRuns } from "./textRuns.js"
+import { type LinkAnnotation, pageRuns } from "./textRuns.js"
 import { typographyOf } from "./blocks.js"
 
 /** What the caller controls: the inclusive 1-based page range and whether scans may be OCRed. */
@@ -33,9 +33,10 @@ export interface PdfDocument {
 }
 
 const pdfjsRoot = dirname(createRequire(import.meta.url).resolve("pdfjs-dist/package.json"))
-// pdfjs reads these from the file system on Node; a trailing slash is required.
+// pdfjs reads these from the file system on Node (a trailing slash is required), only when a document needs them:
+// CMaps for CJK text, wasm decoders for JPEG 2000 and JBIG2 images. The standard 14 fonts' glyph data is left out on
+// purpose: text extraction needs only their metrics, which pdfjs has built in, and loading the data slows every page.
 const assets = {
-  standardFontDataUrl: join(pdfjsRoot, "standard_fonts") + "/",
   cMapUrl: join(pdfjsRoot, "cmaps") + "/",
   cMapPacked: true,
   wasmUrl: pathToFileURL(join(pdfjsRoot, "wasm")).href + "/"
@@ -89,6 +90,22 @@ const checkRange = (options: PdfOptions, count: number): [number, number] => {
   return [start, end]
 }
 
+/**
+ * Link annotations of the pages in range, by page index, in one call: `getAnnotations` per page would also extract
+ * the text under every link (pdfjs's `overlaidText`), a second text pass that costs as much as the page itself.
+ */
+const linksByPage = async (pdf: PDFDocumentProxy, start: number, end: number): Promise<Map<number, Array<LinkAnnotation>>> => {
+  const skip = new Set<number>()
+  for (let i = 0; i < pdf.numPages; i++) if (i < start - 1 || i > end - 1) skip.add(i)
+  const found = await pdf.getAnnotationsByType(new Set([AnnotationType.LINK]), skip).catch(() => []) as Array<LinkAnnotation & { pageIndex?: number }>
+  const out = new Map<number, Array<LinkAnnotation>>()
+  for (const annotation of found ?? []) {
+    if (annotation === null || annotation.pageIndex === undefined) continue
+    out.set(annotation.pageIndex, [...(out.get(annotation.pageIndex) ?? []), annotation])
+  }
+  return out
+}
+
 /** Converts a PDF; rejects with `ContentError` (corrupt, encrypted, images only) or `InvalidRequest` (page range). */
 export const convertPdf = async (bytes: Uint8Array, options: PdfOptions = {}): Promise<PdfDocument> => {
   const pdf = await open(bytes)
@@ -96,13 +113,14 @@ export const convertPdf = async (bytes: Uint8Array, options: PdfOptions = {}): P
     const [start, end] = checkRange(options, pdf.numPages)
     const pages: Array<{ number: number; lines: Array<Line>; height: number }> = []
     const scans: Array<number> = []
+    const links = await linksByPage(pdf, start, end)
     for (let number = start; number <= end; number++) {
       options.signal?.throwIfAborted()
       const page = await pdf.getPage(number)
-      const lines = toLines(await pageRuns(page))
+      const lines = toLines(await pageRuns(page, links.get(number - 1)))
       if (lines.length === 0 && await hasImages(page)) scans.push(number)
       pages.push({ number, lines, height: page.getViewport({ scale: 1 }).height })
-      page.cleanup()
+
     }
     const textPages = pages.filter((page) => page.lines.length > 0).length
     if (scans.length > 0 && textPages === 0 && options.ocr !== true) {

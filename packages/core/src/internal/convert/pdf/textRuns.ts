@@ -26,15 +26,20 @@ const isTextItem = (item: unknown): item is TextItemLike =>
 const usableHref = (url: unknown): string | undefined =>
   typeof url === "string" && /^(?:https?:|mailto:)/i.test(url) ? url : undefined
 
-const linkAreas = async (page: PDFPageProxy, viewport: ReturnType<PDFPageProxy["getViewport"]>): Promise<Array<LinkArea>> => {
-  const annotations: Array<{ subtype?: string; url?: unknown; rect?: Array<number> }> = await page.getAnnotations()
-  return annotations.flatMap((annotation) => {
+/** A link annotation as pdfjs reports it. */
+export interface LinkAnnotation {
+  readonly subtype?: string
+  readonly url?: unknown
+  readonly rect?: Array<number>
+}
+
+const linkAreas = (annotations: ReadonlyArray<LinkAnnotation>, viewport: ReturnType<PDFPageProxy["getViewport"]>): Array<LinkArea> =>
+  annotations.flatMap((annotation) => {
     const href = usableHref(annotation.url)
     if (annotation.subtype !== "Link" || href === undefined || annotation.rect === undefined) return []
     const [ax, ay, bx, by] = viewport.convertToViewportRectangle(annotation.rect)
     return [{ x0: Math.min(ax!, bx!), x1: Math.max(ax!, bx!), y0: Math.min(ay!, by!), y1: Math.max(ay!, by!), href }]
   })
-}
 
 /** Splits a run's text by the links over it, assuming evenly wide characters (exact enough for link boundaries). */
 const linkSpans = (text: string, x: number, width: number, y: number, size: number, links: ReadonlyArray<LinkArea>): Array<Span> => {
@@ -55,10 +60,11 @@ const linkSpans = (text: string, x: number, width: number, y: number, size: numb
   return spans
 }
 
-/** The text runs of a page, in page coordinates (points, y downwards), with their links. */
-export const pageRuns = async (page: PDFPageProxy): Promise<Array<Run>> => {
+/** The text runs of a page, in page coordinates (points, y downwards), with the page's link annotations laid over. */
+export const pageRuns = async (page: PDFPageProxy, annotations: ReadonlyArray<LinkAnnotation> = []): Promise<Array<Run>> => {
   const viewport = page.getViewport({ scale: 1 })
-  const [content, links] = await Promise.all([page.getTextContent(), linkAreas(page, viewport)])
+  const content = await page.getTextContent()
+  const links = linkAreas(annotations, viewport)
   const runs: Array<Run> = []
   for (const item of content.items) {
     if (!isTextItem(item) || item.str === "") continue

@@ -5,8 +5,7 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { spawnNode, startServer, stopServer } from "./support/process.js"
 
-// TODO: once App.layer and @sift/auth land, run the real executable and assert that the unfinished scrape charged no
-// credit (balance unchanged, no credit_events row) after the restart.
+// The runtime alone, with a stand-in application; the real executable is covered in Sift.test.ts.
 const here = path.dirname(fileURLToPath(import.meta.url))
 const cli = path.join(here, "support/standInCli.ts")
 

@@ -5,7 +5,7 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { spawnNode, startServer, stopServer } from "./support/process.js"
 
-// TODO: switch to the real `sift` executable and `@sift/auth` operations once they land (stand-ins until then).
+// The runtime alone, with a stand-in application; the real executable is covered in Sift.test.ts.
 const here = path.dirname(fileURLToPath(import.meta.url))
 const cli = path.join(here, "support/standInCli.ts")
 

@@ -4,9 +4,7 @@ import { fileURLToPath } from "node:url"
 import * as path from "node:path"
 import { spawnNode, startServer, stopServer } from "./support/process.js"
 
-// TODO: once App.layer and @sift/auth land: 200 concurrent scrapes over both processes with 100 credits (exactly 100
-// succeed, balance 0, 200 log entries) and the rate limit exact across both. Until then this proves the runtime part:
-// two processes start together on one database (migrations once, no data-dir lock) and share its state.
+// The runtime alone, with a stand-in application; the real executable is covered in Sift.test.ts.
 const databaseUrl = inject("databaseUrl")
 const cli = path.join(path.dirname(fileURLToPath(import.meta.url)), "support/standInCli.ts")
 

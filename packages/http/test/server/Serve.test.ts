@@ -6,7 +6,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { type Entry, startServer, stopServer } from "./support/process.js"
 
-// TODO: switch to "sift" (the real executable with App.layer) once packages/http/src/App.ts lands.
+// The runtime alone, with a stand-in application; the real executable is covered in Sift.test.ts.
 const entry: Entry = "standIn"
 
 const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "sift-serve-"))

@@ -17,7 +17,10 @@ import {
   TextRun
 } from "docx"
 import ExcelJS from "exceljs"
-import PptxGenJS from "pptxgenjs"
+import PptxGenModule from "pptxgenjs"
+
+// The package is CommonJS typed as an ES default export: at run time the default import is the class itself.
+const PptxGenJS = ((PptxGenModule as unknown as { default?: unknown }).default ?? PptxGenModule) as typeof PptxGenModule.default
 
 /** A 2×2 PNG (red, green, blue, white), small enough to inline. */
 export const tinyPng = Buffer.from(

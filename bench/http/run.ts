@@ -1,0 +1,106 @@
+/**
+ * bench/http: cache-hit `GET /v1/web/scrape/markdown` through the whole request pipeline (authentication, rate limit,
+ * credit reservation and charge, request log) on embedded PGlite, against a bare `node:http` server returning the same
+ * bytes. Same load generator (an undici pool with N requests in flight), same concurrency, same run.
+ * Target: Sift's requests/s at least 1/5 of the bare server's.
+ *
+ *   npm run bench -- http [--seconds 10] [--concurrency 32]
+ */
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { parseArgs } from "node:util"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as Auth from "@sift/auth"
+import { Fetcher } from "@sift/core"
+import { App } from "@sift/http"
+import { CacheStore, Migrations, Sql } from "@sift/store"
+import { Effect, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
+import { Pool } from "undici"
+
+const { values } = parseArgs({ options: { seconds: { type: "string", default: "10" }, concurrency: { type: "string", default: "32" } } })
+const seconds = Number(values.seconds)
+const concurrency = Number(values.concurrency)
+
+// The page Sift scrapes (once; then every request is a cache hit).
+const page = `<html><head><title>Bench</title></head><body><main><h1>Benchmark page</h1>${"<p>Some paragraph text for the benchmark. </p>".repeat(40)}</main></body></html>`
+const origin = createServer((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end(page))
+await new Promise<void>((resolve) => origin.listen(0, "127.0.0.1", resolve))
+const target = `http://127.0.0.1:${(origin.address() as AddressInfo).port}/`
+
+const dir = mkdtempSync(join(tmpdir(), "sift-bench-http-"))
+const database = Layer.tap(Sql.layerPglite({ dir }), (context) =>
+  Effect.provide(Migrations.run({ store: Migrations.store, ...App.migrations }), context))
+const live = Layer.mergeAll(App.layerApi, Auth.layer, HttpServer.layerContext).pipe(
+  Layer.provideMerge(Layer.mergeAll(
+    NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }),
+    Fetcher.layer({ allowPrivateTargets: true }),
+    CacheStore.layer()
+  )),
+  Layer.provideMerge(database),
+  Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
+)
+const runtime = ManagedRuntime.make(live)
+const { port, secret } = await runtime.runPromise(Effect.gen(function*() {
+  const address = (yield* HttpServer.HttpServer).address
+  const accounts = yield* Auth.Accounts.Accounts
+  const org = yield* accounts.createOrg({ name: "bench", plan: "enterprise" })
+  yield* accounts.setOverrides(org.id, { credits: 100_000_000, requestsPerMinute: 100_000_000 })
+  const created = yield* (yield* Auth.ApiKeys.ApiKeys).create({ orgId: org.id, name: "bench" })
+  return { port: address._tag === "TcpAddress" ? address.port : 0, secret: created.secret }
+}))
+const path = `/v1/web/scrape/markdown?url=${encodeURIComponent(target)}`
+const headers = { authorization: `Bearer ${secret}` }
+
+const warm = await fetch(`http://127.0.0.1:${port}${path}`, { headers })
+const warmBody = await warm.text()
+if (warm.status !== 200) throw new Error(`warm-up failed: ${warm.status} ${warmBody}`)
+const second = await (await fetch(`http://127.0.0.1:${port}${path}`, { headers })).json() as { cache_metadata: { status: string } }
+if (second.cache_metadata.status !== "hit") throw new Error("expected a cache hit")
+
+// The bare server answers with the same bytes Sift returns.
+const bare = createServer((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end(warmBody))
+await new Promise<void>((resolve) => bare.listen(0, "127.0.0.1", resolve))
+const barePort = (bare.address() as AddressInfo).port
+
+const load = async (name: string, url: string, requestHeaders: Record<string, string>) => {
+  const pool = new Pool(url, { connections: concurrency, pipelining: 1 })
+  const latencies: Array<number> = []
+  let errors = 0
+  const end = performance.now() + seconds * 1000
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (performance.now() < end) {
+      const started = performance.now()
+      const response = await pool.request({ path, method: "GET", headers: requestHeaders })
+      await response.body.arrayBuffer()
+      if (response.statusCode !== 200) errors++
+      latencies.push(performance.now() - started)
+    }
+  }))
+  await pool.close()
+  latencies.sort((a, b) => a - b)
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!
+  const rps = latencies.length / seconds
+  console.log(`${name.padEnd(36)} ${rps.toFixed(0).padStart(7)} req/s   p50 ${at(0.5).toFixed(2)} ms   p99 ${at(0.99).toFixed(2)} ms   errors ${errors}`)
+  return rps
+}
+
+console.log(`cache-hit GET /v1/web/scrape/markdown, ${concurrency} in flight, ${seconds} s each (PGlite)`)
+const bareRps = await load("bare node:http (same bytes)", `http://127.0.0.1:${barePort}`, {})
+const siftRps = await load("Sift (auth, rate limit, credits, log)", `http://127.0.0.1:${port}`, headers)
+console.log(`ratio Sift / bare: ${(siftRps / bareRps).toFixed(3)} (target ≥ 0.2)`)
+
+const logged = await runtime.runPromise(Effect.gen(function*() {
+  const sql = yield* (yield* Effect.promise(() => import("@effect/sql/SqlClient"))).SqlClient
+  yield* Effect.sleep("200 millis")
+  const rows = yield* sql<{ n: string }>`SELECT count(*) AS n FROM request_logs`
+  return Number(rows[0]!.n)
+}))
+console.log(`request log rows written: ${logged} (every request is logged)`)
+await runtime.dispose()
+bare.close()
+origin.close()
+rmSync(dir, { recursive: true, force: true })

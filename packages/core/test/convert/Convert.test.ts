@@ -90,6 +90,14 @@ describe("text-like files as Markdown", () => {
       expect(tsv).toMatchObject({ type: "tsv", markdown: "| a | b |\n| --- | --- |\n| 1 | 2 |\n" })
     }))
 
+  it.effect("a password-protected PDF (LibreOffice export, password `secret`) is a clear 400, not a crash", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(parse(new Uint8Array(readFileSync(new URL("../fixtures/documents/encrypted.pdf", import.meta.url)))))
+      expect(error._tag === "ContentError" && error.reason).toBe("Corrupt")
+      expect(error.errorCode).toBe("INPUT_VALIDATION_ERROR")
+      expect(error.message).toContain("encrypted with a password")
+    }))
+
   it.effect("an empty upload, an inverted page range and unknown binaries are refused clearly", () =>
     Effect.gen(function*() {
       expect((yield* Effect.flip(parse(""))).message).toContain("empty")
@@ -126,7 +134,24 @@ describe.runIf(hasTool("tesseract", "--version") && hasTool("pdftoppm", "-v"))("
     }), 60_000)
 })
 
-describe.runIf(hasTool("soffice", "--version"))("legacy Office files through LibreOffice", () => {
+describe.runIf(hasTool("soffice", "--version"))("documents typeset by LibreOffice", () => {
+  it.live("a two-column PDF reads column by column; a paragraph cut by the column break is whole again", () =>
+    Effect.gen(function*() {
+      const dir = mkdtempSync(join(tmpdir(), "columns-test-"))
+      try {
+        writeFileSync(join(dir, "survey.docx"), yield* Effect.promise(() => Office.twoColumnDocx(16)))
+        execFileSync("soffice", [`-env:UserInstallation=file://${join(dir, "profile")}`, "--headless", "--convert-to", "pdf", "--outdir", dir, join(dir, "survey.docx")], { stdio: "ignore" })
+        const parsed = yield* parse(new Uint8Array(readFileSync(join(dir, "survey.pdf"))))
+        const paragraphs = parsed.markdown.trim().split("\n\n")
+        expect(paragraphs[0]).toBe("# Channel survey")
+        const survey = paragraphs.filter((p) => p.startsWith("Paragraph "))
+        expect(survey).toEqual(Array.from({ length: 16 }, (_, i) => Office.surveyParagraph(i + 1)))
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    }), 120_000)
+
+
   it.live("a .doc written by LibreOffice from the Word fixture converts like the .docx", () =>
     Effect.gen(function*() {
       const dir = mkdtempSync(join(tmpdir(), "legacy-test-"))

@@ -11,6 +11,7 @@ import {
   LevelFormat,
   Packer,
   Paragraph,
+  SectionType,
   Table,
   TableCell,
   TableRow,
@@ -137,4 +138,27 @@ export const csv1252 = (): Uint8Array => {
   const text = "Produit;Prix;Note\r\nCafé crème;2,50 €;\"Très bon; fort\"\r\nCrème brûlée;4,00 €;Maison\r\n"
   const special: Record<string, number> = { "é": 0xe9, "è": 0xe8, "û": 0xfb, "€": 0x80 }
   return Uint8Array.from([...text].map((c) => special[c] ?? c.charCodeAt(0)))
+}
+
+/** A paragraph of the two-column survey, long enough to wrap over several lines. */
+export const surveyParagraph = (n: number) =>
+  `Paragraph ${n} of the survey. The harbour authority surveyed the eastern channel during the spring and found that the silt had moved north, towards the breakwater, where the current slows. Divers confirmed the depth at twelve points along the channel.`
+
+/** A Word document whose body is set in two columns after a full-width heading and introduction. */
+export const twoColumnDocx = async (paragraphs = 16): Promise<Uint8Array> => {
+  const doc = new Document({
+    sections: [
+      {
+        children: [
+          new Paragraph({ text: "Channel survey", heading: HeadingLevel.HEADING_1 }),
+          new Paragraph("An introduction in one column that spans the whole width of the page.")
+        ]
+      },
+      {
+        properties: { type: SectionType.CONTINUOUS, column: { space: 708, count: 2 } },
+        children: Array.from({ length: paragraphs }, (_, i) => new Paragraph(surveyParagraph(i + 1)))
+      }
+    ]
+  })
+  return new Uint8Array(await Packer.toBuffer(doc))
 }

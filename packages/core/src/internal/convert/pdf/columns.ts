@@ -74,12 +74,18 @@ export const toFlows = (lines: ReadonlyArray<Line>): Array<Flow> => {
       j++
     }
     const gutter = gutters.sort((a, b) => (b.to - b.from) - (a.to - a.from))[0]
-    if (gutter !== undefined && j - i >= MIN_REGION_LINES) {
-      const region = lines.slice(i, j)
-      const cut = (gutter.from + gutter.to) / 2
+    const cut = gutter === undefined ? 0 : (gutter.from + gutter.to) / 2
+    const bothSides = (line: Line) => line.segments.some((s) => s.x1 <= cut) && line.segments.some((s) => s.x0 >= cut)
+    // Columns start level: lines before the first one with text on both sides (a short line of a paragraph or a
+    // heading above the columns) belong to the flow above.
+    let k = i
+    while (gutter !== undefined && k < j && !bothSides(lines[k]!)) k++
+    if (gutter !== undefined && j - k >= MIN_REGION_LINES) {
+      const region = lines.slice(k, j)
       const lefts = region.flatMap((line) => lineOnSide(line, (s) => s.x1 <= cut) ?? [])
       const rights = region.flatMap((line) => lineOnSide(line, (s) => s.x0 >= cut) ?? [])
       if (lefts.length >= 2 && rights.length >= 2 && proseLike(lefts) && proseLike(rights)) {
+        single.push(...lines.slice(i, k))
         if (single.length > 0) flows.push(single)
         flows.push(lefts, rights)
         single = []

@@ -10,7 +10,7 @@ import { pathToFileURL } from "node:url"
 import { AnnotationType, getDocument, OPS, type PDFDocumentProxy, type PDFPageProxy } from "pdfjs-dist/legacy/build/pdf.mjs"
 import { ContentError, InvalidRequest } from "../../../Errors.js"
 import { documentTree } from "../hast.js"
-import { blocksOfPage } from "./page.js"
+import { appendAcrossSeam, blocksOfPage } from "./page.js"
 import { type Line, lineText } from "./model.js"
 import { toLines } from "./lines.js"
 import { ocrPdfPages } from "./ocr.js"
@@ -141,7 +141,8 @@ export const convertPdf = async (bytes: Uint8Array, options: PdfOptions = {}): P
     }
     dropFurniture(pages)
     const typography = typographyOf(pages.flatMap((page) => page.lines))
-    const body: Array<Element> = pages.flatMap((page) => blocksOfPage(page.lines, typography))
+    const body: Array<Element> = []
+    for (const page of pages) appendAcrossSeam(body, blocksOfPage(page.lines, typography))
     const info = (await pdf.getMetadata().catch(() => undefined))?.info as { Title?: unknown } | undefined
     const title = typeof info?.Title === "string" ? info.Title : undefined
     return { tree: documentTree(title, body), pageCount: pdf.numPages, ocrPages }

@@ -137,11 +137,22 @@ export class Accounts extends Effect.Service<Accounts>()("@sift/auth/Accounts", 
           const hash = hashSecret(secret)
           const existing = yield* sql<{ id: string; org_id: string }>`SELECT id, org_id FROM api_keys WHERE hash = ${hash}`
           if (existing[0] !== undefined) return { orgId: existing[0].org_id, keyId: existing[0].id }
-          const found = yield* sql<Record<string, unknown>>`SELECT * FROM organizations WHERE name = 'bootstrap'`
-          const org = found[0] !== undefined ? orgFromRow(found[0]) : yield* createOrg({ name: "bootstrap", plan })
-          const keyId = id("key_")
-          yield* sql`INSERT INTO api_keys ${sql.insert({ id: keyId, org_id: org.id, name: "bootstrap", prefix: secret.slice(0, 12), hash })}`
-          return { orgId: org.id, keyId }
+          // Replicas starting together may race here: both inserts skip on conflict (waiting for the other's commit)
+          // and both then read the one row that won.
+          const start = yield* now
+          yield* sql`INSERT INTO organizations ${sql.insert({
+            id: id("org_"),
+            name: "bootstrap",
+            plan,
+            credits_remaining: Plans.plans[plan].credits ?? Plans.ENTERPRISE_DEFAULTS.credits,
+            cycle_start: start,
+            cycle_end: Plans.plans[plan].renews ? cycleEndAfter(start) : null
+          })} ON CONFLICT (name) DO NOTHING`
+          const org = (yield* sql<{ id: string }>`SELECT id FROM organizations WHERE name = 'bootstrap'`)[0]!
+          yield* sql`INSERT INTO api_keys ${sql.insert({ id: id("key_"), org_id: org.id, name: "bootstrap", prefix: secret.slice(0, 12), hash })}
+            ON CONFLICT (hash) DO NOTHING`
+          const key = (yield* sql<{ id: string; org_id: string }>`SELECT id, org_id FROM api_keys WHERE hash = ${hash}`)[0]!
+          return { orgId: key.org_id, keyId: key.id }
         }))
     } as const
   })

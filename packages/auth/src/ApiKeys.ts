@@ -1,7 +1,9 @@
 /**
- * API keys: `sift_sk_` + 40 base62, shown once, stored only as a SHA-256 hash (looked up by it) with a short display
- * prefix; optional permission list (none = all), expiry and revocation. `authenticate` runs on every request, so
- * successful lookups are kept in process memory for `CACHE_MS`: a revocation bites within that time.
+ * API keys: `sift_sk_` + 40 base62, shown once, stored only as a SHA-256 hash next to its first 12 characters (the
+ * indexed lookup prefix, also what listings show); the hash of the presented secret is compared in constant time.
+ * Optional permission list (none = all), expiry and revocation. `authenticate` runs on every request, so successful
+ * lookups are kept in process memory for `CACHE_MS`: a revocation, expiry or suspension bites within that time on
+ * every replica (at once on the replica that revoked). `last_used_at` is written at most once a minute per key.
  *
  * @since 0.1.0
  */
@@ -10,11 +12,16 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Clock, Effect } from "effect"
 import { timingSafeEqual } from "node:crypto"
 import { type Org, orgFromRow } from "./Accounts.js"
-import { Forbidden, Unauthorized } from "./AuthErrors.js"
+import { Forbidden, Unauthorized, UnknownPermission } from "./AuthErrors.js"
 import { base62, hashSecret, id } from "./internal/ids.js"
+import * as Permissions from "./Permissions.js"
 
 /** How long a successful authentication is remembered (ms); also the longest a revocation takes to bite. */
 export const CACHE_MS = 2_000
+/** How stale `lastUsedAt` may get (ms): it is written only when older than this, to keep requests read-only. */
+export const LAST_USED_RESOLUTION_MS = 60_000
+/** The length of the stored lookup prefix (`sift_sk_` and four characters). */
+export const PREFIX_LENGTH = 12
 /** The shape of a secret. */
 export const SECRET = /^sift_sk_[A-Za-z0-9]{40}$/
 
@@ -27,6 +34,7 @@ export interface ApiKey {
   readonly permissions: ReadonlyArray<string> | null
   readonly expiresAt: Date | null
   readonly revokedAt: Date | null
+  readonly lastUsedAt: Date | null
   readonly createdAt: Date
 }
 
@@ -40,7 +48,14 @@ export interface AuthContext {
 
 const date = (value: unknown): Date | null => value === null || value === undefined ? null : value instanceof Date ? value : new Date(String(value))
 const permissionsOf = (value: unknown): ReadonlyArray<string> | null =>
-  value === null || value === undefined ? null : (typeof value === "string" ? JSON.parse(value) : value) as ReadonlyArray<string>
+  value === null || value === undefined ? null : Array.isArray(value) ? value.map(String) : parseArray(String(value))
+// A text[] in its literal form (`{a,b}`), should a driver hand it over unparsed; permission names need no quoting.
+const parseArray = (literal: string): ReadonlyArray<string> =>
+  literal.replace(/^\{|\}$/g, "").split(",").filter((item) => item !== "").map((item) => item.replace(/^"|"$/g, ""))
+const sameHash = (stored: unknown, presented: Buffer) => {
+  const bytes = Buffer.from(String(stored), "hex")
+  return bytes.length === presented.length && timingSafeEqual(bytes, presented)
+}
 
 const keyFromRow = (row: Record<string, unknown>): ApiKey => ({
   id: String(row.id),
@@ -50,6 +65,7 @@ const keyFromRow = (row: Record<string, unknown>): ApiKey => ({
   permissions: permissionsOf(row.permissions),
   expiresAt: date(row.expires_at),
   revokedAt: date(row.revoked_at),
+  lastUsedAt: date(row.last_used_at),
   createdAt: date(row.created_at)!
 })
 
@@ -67,17 +83,22 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@sift/auth/ApiKeys", {
         const cached = remembered.get(hash)
         if (cached !== undefined && cached.until > nowMs) return cached.context
         const rows = yield* sql<Record<string, unknown>>`
-          SELECT k.id AS key_id, k.name AS key_name, k.hash, k.permissions, k.expires_at, k.revoked_at, o.*
-          FROM api_keys k JOIN organizations o ON o.id = k.org_id WHERE k.hash = ${hash}`
-        const row = rows[0]
-        if (row === undefined || !timingSafeEqual(Buffer.from(String(row.hash)), Buffer.from(hash))) {
-          return yield* new Unauthorized({ detail: "Invalid API key" })
-        }
+          SELECT k.id AS key_id, k.name AS key_name, k.hash, k.permissions, k.expires_at, k.revoked_at, k.last_used_at AS key_last_used_at, o.*
+          FROM api_keys k JOIN organizations o ON o.id = k.org_id WHERE k.prefix = ${secret.slice(0, PREFIX_LENGTH)}`
+        // Every candidate sharing the prefix is compared, in constant time, so timing tells nothing about the hash.
+        const presented = Buffer.from(hash, "hex")
+        let row: Record<string, unknown> | undefined
+        for (const candidate of rows) if (sameHash(candidate.hash, presented)) row = candidate
+        if (row === undefined) return yield* new Unauthorized({ detail: "Invalid API key" })
         if (row.revoked_at !== null) return yield* new Unauthorized({ detail: "This API key has been revoked" })
         const expires = date(row.expires_at)
         if (expires !== null && expires.getTime() <= nowMs) return yield* new Unauthorized({ detail: "This API key has expired" })
         const org = orgFromRow(row)
         if (org.status !== "active") return yield* new Forbidden({ reason: org.status === "disabled" ? "disabled" : "suspended" })
+        const lastUsed = date(row.key_last_used_at)
+        if (lastUsed === null || lastUsed.getTime() <= nowMs - LAST_USED_RESOLUTION_MS) {
+          yield* sql`UPDATE api_keys SET last_used_at = ${new Date(nowMs)} WHERE id = ${String(row.key_id)}`
+        }
         const context: AuthContext = { keyId: String(row.key_id), keyName: String(row.key_name), permissions: permissionsOf(row.permissions), org }
         if (remembered.size > 10_000) remembered.clear()
         remembered.set(hash, { context, until: nowMs + CACHE_MS })
@@ -93,16 +114,19 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@sift/auth/ApiKeys", {
         readonly expiresAt?: Date | undefined
       }) =>
         Effect.gen(function*() {
+          const unknown = (input.permissions ?? []).filter((name) => !(Permissions.all as ReadonlyArray<string>).includes(name))
+          if (unknown.length > 0) {
+            return yield* new UnknownPermission({ names: unknown, detail: `Unknown permission ${unknown.join(", ")}; one of ${Permissions.all.join(", ")}` })
+          }
           const secret = "sift_sk_" + base62(40)
-          const rows = yield* sql<Record<string, unknown>>`INSERT INTO api_keys ${sql.insert({
-            id: id("key_"),
-            org_id: input.orgId,
-            name: input.name,
-            prefix: secret.slice(0, 12),
-            hash: hashSecret(secret),
-            permissions: input.permissions === undefined ? null : JSON.stringify(input.permissions),
-            expires_at: input.expiresAt ?? null
-          })} RETURNING *`
+          // The list goes through JSON so both drivers pass it the same way; null means every permission.
+          const list = input.permissions === undefined ? null : JSON.stringify([...new Set(input.permissions)])
+          const rows = yield* sql<Record<string, unknown>>`
+            INSERT INTO api_keys (id, org_id, name, prefix, hash, permissions, expires_at)
+            VALUES (${id("key_")}, ${input.orgId}, ${input.name}, ${secret.slice(0, PREFIX_LENGTH)}, ${hashSecret(secret)},
+              CASE WHEN ${list}::jsonb IS NULL THEN NULL ELSE ARRAY(SELECT jsonb_array_elements_text(${list}::jsonb)) END,
+              ${input.expiresAt ?? null}::timestamptz)
+            RETURNING *`
           return { key: keyFromRow(rows[0]!), secret }
         }),
       /** Keys of one organization, or of all, oldest first. */

@@ -64,3 +64,19 @@ export class UsageExceeded extends Schema.TaggedError<UsageExceeded>()("UsageExc
     return `Not enough credits: this request needs ${this.needed}, ${Math.max(0, this.available)} available`
   }
 }
+
+/** A key was asked for with a permission that does not exist: 400 `INPUT_VALIDATION_ERROR`. */
+export class UnknownPermission extends Schema.TaggedError<UnknownPermission>()("UnknownPermission", {
+  names: Schema.Array(Schema.String),
+  detail: Schema.String
+}) {
+  get errorCode() {
+    return "INPUT_VALIDATION_ERROR" as const
+  }
+  get status() {
+    return 400
+  }
+  override get message() {
+    return this.detail
+  }
+}

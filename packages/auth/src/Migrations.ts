@@ -62,5 +62,13 @@ export const migrations = {
       credits bigint NOT NULL,
       created_at timestamptz NOT NULL DEFAULT now()
     );
-    CREATE INDEX credit_events_org ON credit_events (org_id, created_at)`.unprepared)
+    CREATE INDEX credit_events_org ON credit_events (org_id, created_at)`.unprepared),
+  // Permissions as text[] (as specified), the key's last use, and the lookup index on the prefix.
+  "0002_key_lookup": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`ALTER TABLE api_keys ADD COLUMN permission_list text[];
+    UPDATE api_keys SET permission_list = ARRAY(SELECT jsonb_array_elements_text(permissions)) WHERE permissions IS NOT NULL;
+    ALTER TABLE api_keys DROP COLUMN permissions;
+    ALTER TABLE api_keys RENAME COLUMN permission_list TO permissions;
+    ALTER TABLE api_keys ADD COLUMN last_used_at timestamptz;
+    CREATE INDEX api_keys_prefix ON api_keys (prefix)`.unprepared)
 }

@@ -2,6 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Migrations } from "@sift/store"
 import { Effect, Exit, Layer, TestClock } from "effect"
+import { randomBytes } from "node:crypto"
 import * as Auth from "../src/index.js"
 import { backends, title } from "../../store/test/support/backends.js"
 
@@ -11,6 +12,9 @@ const layerFor = (backend: (typeof backends)[number]) => {
   // Fresh per backend: @effect/vitest memoises layers by reference across `it.layer` blocks.
   return Layer.fresh(Auth.layer).pipe(Layer.provideMerge(database))
 }
+
+/** The contract's error code of a failure (auth errors carry one; an SqlError would show as undefined and fail the test). */
+const codeOf = (error: unknown): string | undefined => (error as { readonly errorCode?: string }).errorCode
 
 const unique = () => Math.random().toString(36).slice(2, 10)
 
@@ -38,6 +42,25 @@ for (const backend of backends) {
           expect(rows[0]!.prefix).toBe(secret.slice(0, 12))
         }))
 
+      it.effect("keys: permissions are stored as a list (unknown names refused); last use is recorded; prefix twins are told apart", () =>
+        Effect.gen(function*() {
+          const keys = yield* Auth.ApiKeys.ApiKeys
+          const { key, org, secret } = yield* setup("pro", ["logs:read", "monitors:write"])
+          expect(key.permissions).toEqual(["logs:read", "monitors:write"])
+          expect(key.lastUsedAt).toBeNull()
+          const refused = yield* Effect.flip(keys.create({ orgId: org.id, name: "bad", permissions: ["logs:write"] }))
+          expect(codeOf(refused)).toBe("INPUT_VALIDATION_ERROR")
+          // Another key row with the same lookup prefix but another hash must not shadow the real one.
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`INSERT INTO api_keys (id, org_id, name, prefix, hash) VALUES (${`key_twin${unique()}`}, ${org.id}, 'twin', ${key.prefix}, ${randomBytes(32).toString("hex")})`
+          const context = yield* keys.authenticate(secret)
+          expect(context.keyId).toBe(key.id)
+          expect(context.permissions).toEqual(["logs:read", "monitors:write"])
+          const listed = (yield* keys.list(org.id)).find((k) => k.id === key.id)!
+          expect(listed.lastUsedAt).not.toBeNull()
+          expect(JSON.stringify(yield* keys.list(org.id))).not.toContain(secret)
+        }))
+
       it.effect("authenticate: ok, malformed, unknown, revoked, expired, suspended, disabled", () =>
         Effect.gen(function*() {
           const keys = yield* Auth.ApiKeys.ApiKeys
@@ -47,7 +70,7 @@ for (const backend of backends) {
           expect(context.keyId).toBe(key.id)
           expect(context.org.plan).toBe("pro")
           expect(context.org.requestsPerMinute).toBe(300)
-          const code = (e: Effect.Effect<unknown, { errorCode: string }, never>) => Effect.map(Effect.flip(e), (error) => error.errorCode)
+          const code = (e: Effect.Effect<unknown, unknown, never>) => Effect.map(Effect.flip(e), codeOf)
           expect(yield* code(keys.authenticate("nope"))).toBe("UNAUTHORIZED")
           expect(yield* code(keys.authenticate("sift_sk_" + "x".repeat(40)))).toBe("UNAUTHORIZED")
 
@@ -115,7 +138,7 @@ for (const backend of backends) {
           yield* accounts.setOverrides(org.id, { credits: 3 })
           yield* ledger.reserve(org.id, 3, { ttlMs: 90_000 }) // never committed: the process "died"
           const blocked = yield* Effect.flip(ledger.reserve(org.id, 1, { ttlMs: 1_000 }))
-          expect(blocked.errorCode).toBe("USAGE_EXCEEDED")
+          expect(codeOf(blocked)).toBe("USAGE_EXCEEDED")
           expect((yield* ledger.balance(org.id)).remaining).toBe(3)
           yield* TestClock.adjust("91 seconds")
           const r = yield* ledger.reserve(org.id, 3, { ttlMs: 1_000 })
@@ -159,6 +182,51 @@ for (const backend of backends) {
   })
 }
 
+const postgres = backends.find((backend) => backend.name === "postgres")!
+
+describe.skipIf(postgres.skip !== undefined)(`auth across two connection pools (${title(postgres)})`, () => {
+  it.scoped("200 concurrent reserve+commit of 1 on 100 credits split over two pools → exactly 100 succeed; revocation reaches the other pool", () =>
+    Effect.gen(function*() {
+      // Two pools and two sets of services: what two server processes on one PostgreSQL would have.
+      const a = yield* Layer.build(layerFor(postgres))
+      const b = yield* Layer.build(layerFor(postgres))
+      const inA = <X, E, R>(effect: Effect.Effect<X, E, R>) => Effect.provide(effect, a)
+      const org = yield* inA(Effect.flatMap(Auth.Accounts.Accounts, (accounts) => accounts.createOrg({ name: `org-${unique()}`, plan: "enterprise" })))
+      yield* inA(Effect.flatMap(Auth.Accounts.Accounts, (accounts) => accounts.setOverrides(org.id, { credits: 100 })))
+      const spend = (i: number) =>
+        Effect.provide(
+          Effect.exit(Effect.gen(function*() {
+            const ledger = yield* Auth.CreditLedger.CreditLedger
+            return yield* ledger.commit(yield* ledger.reserve(org.id, 1, { ttlMs: 60_000 }), { credits: 1, requestId: `p${i}` })
+          })),
+          i % 2 === 0 ? a : b
+        )
+      const results = yield* Effect.all(Array.from({ length: 200 }, (_, i) => spend(i)), { concurrency: 50 })
+      expect(results.filter(Exit.isSuccess)).toHaveLength(100)
+      for (const context of [a, b]) {
+        expect((yield* Effect.provide(Effect.flatMap(Auth.CreditLedger.CreditLedger, (ledger) => ledger.balance(org.id)), context)).remaining).toBe(0)
+      }
+      const sql = yield* inA(SqlClient.SqlClient)
+      const events = yield* sql<{ n: string | number }>`SELECT COALESCE(SUM(credits), 0) AS n FROM credit_events WHERE org_id = ${org.id}`
+      expect(Number(events[0]!.n)).toBe(100)
+
+      // A key revoked through one pool stops working on the other within the lookup cache time.
+      const { key, secret } = yield* inA(Effect.flatMap(Auth.ApiKeys.ApiKeys, (keys) => keys.create({ orgId: org.id, name: "shared" })))
+      const authenticateInB = Effect.provide(Effect.flatMap(Auth.ApiKeys.ApiKeys, (keys) => keys.authenticate(secret)), b)
+      expect((yield* authenticateInB).keyId).toBe(key.id)
+      yield* inA(Effect.flatMap(Auth.ApiKeys.ApiKeys, (keys) => keys.revoke(key.id)))
+      yield* TestClock.adjust(Auth.ApiKeys.CACHE_MS + 1)
+      expect(Auth.ApiKeys.CACHE_MS).toBeLessThanOrEqual(5_000)
+      expect(codeOf(yield* Effect.flip(authenticateInB))).toBe("UNAUTHORIZED")
+
+      // Two replicas bootstrapping the same key at once end with one key.
+      const bootstrap = "sift_sk_" + `${unique()}${unique()}`.padEnd(40, "Z").slice(0, 40)
+      const both = yield* Effect.all([a, b].map((context) =>
+        Effect.provide(Effect.flatMap(Auth.Accounts.Accounts, (accounts) => accounts.ensureBootstrapKey(bootstrap, "scale")), context)), { concurrency: 2 })
+      expect(both[1]).toEqual(both[0])
+    }), { timeout: 60_000 })
+})
+
 describe("permissions", () => {
   it("write grants read, no list grants all, and routes map as decisions §1 says", () => {
     const { has, requiredFor } = Auth.Permissions
@@ -176,5 +244,16 @@ describe("permissions", () => {
     expect(requiredFor("GET", "/batch/list")).toBe("batches:read")
     expect(requiredFor("POST", "/batch/submit")).toBe("batches:write")
     expect(requiredFor("GET", "/openapi.json")).toBeUndefined()
+    expect(requiredFor("POST", "/brand/extract")).toBe("data:execute")
+    expect(requiredFor("GET", "/news/search")).toBe("data:execute")
+    expect(requiredFor("POST", "/people/search")).toBe("data:execute")
+    expect(requiredFor("GET", "/utility/ip")).toBe("data:execute")
+    expect(requiredFor("GET", "/logs")).toBe("logs:read")
+    expect(requiredFor("GET", "/webhooks/deliveries/whd_x")).toBe("monitors:read")
+    expect(requiredFor("DELETE", "/monitors/mon_x")).toBe("monitors:write")
+    expect(requiredFor("GET", "/batch/bat_x")).toBe("batches:read")
+    expect(has({ permissions: ["batches:write"] }, "batches:read")).toBe(true)
+    expect(has({ permissions: ["webdbs:write"] }, "webdbs:read")).toBe(true)
+    expect(has({ permissions: [] }, "logs:read")).toBe(false)
   })
 })

@@ -49,15 +49,15 @@ const measure = Effect.gen(function*() {
   const ledger = yield* Auth.CreditLedger.CreditLedger
   const suffix = Math.random().toString(36).slice(2, 10)
   const org = yield* accounts.createOrg({ name: `bench-${suffix}`, plan: "scale" })
-  const many = yield* Effect.forEach(Array.from({ length: 50 }, (_, i) => i), (i) => keys.create({ orgId: org.id, name: `k${i}` }))
-  const one = many[0]!
+  const one = yield* keys.create({ orgId: org.id, name: "bench" })
 
   yield* timed("warm-up", 200, () => sql`SELECT 1`)
   const rows = [
     yield* timed("SELECT 1 (baseline)", loops, () => sql`SELECT 1`),
     yield* timed("authenticate, cached", loops, () => keys.authenticate(one.secret)),
-    // A clock that jumps past the lookup cache before every call: each lookup reaches the database.
-    yield* timed("authenticate, uncached", loops, (i) => Effect.withClock(keys.authenticate(many[i % many.length]!.secret), skipping())),
+    // A clock that jumps past the lookup cache before every call: each lookup reaches the database, and (as for a
+    // busy key) every 30th also records the key's last use.
+    yield* timed("authenticate, uncached", loops, () => Effect.withClock(keys.authenticate(one.secret), skipping())),
     yield* timed("rate limit hit", loops, (i) => limiter.hit(`key_bench${suffix}${i % 10}`, "api", 1_000_000)),
     yield* timed("reserve + commit", loops, (i) =>
       Effect.flatMap(ledger.reserve(org.id, 1, { ttlMs: 60_000 }), (r) => ledger.commit(r, { credits: 1, requestId: `b${i}` }))),

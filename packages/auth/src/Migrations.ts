@@ -70,5 +70,10 @@ export const migrations = {
     ALTER TABLE api_keys DROP COLUMN permissions;
     ALTER TABLE api_keys RENAME COLUMN permission_list TO permissions;
     ALTER TABLE api_keys ADD COLUMN last_used_at timestamptz;
-    CREATE INDEX api_keys_prefix ON api_keys (prefix)`.unprepared)
+    CREATE INDEX api_keys_prefix ON api_keys (prefix)`.unprepared),
+  // Rate-limit windows and reservations are worth nothing after a database crash (a crashed request charges nothing
+  // anyway), so they skip the WAL: no disk flush on the per-request writes. PostgreSQL empties them after a crash.
+  "0003_unlogged_metering": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`ALTER TABLE rate_limit_windows SET UNLOGGED;
+    ALTER TABLE credit_reservations SET UNLOGGED`.unprepared)
 }

@@ -1,7 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Migrations } from "@sift/store"
-import { Effect, Exit, Layer, TestClock } from "effect"
+import { Effect, Exit, Layer, Option, TestClock } from "effect"
 import { randomBytes } from "node:crypto"
 import * as Auth from "../src/index.js"
 import { backends, title } from "../../store/test/support/backends.js"
@@ -166,6 +166,42 @@ for (const backend of backends) {
           expect(renewed.remaining).toBe(9_999)
           expect(renewed.cycleStart.toISOString()).toBe("2026-02-15T00:00:00.000Z")
           expect((yield* ledger.balance(free.id)).remaining).toBe(399)
+        }))
+
+      it.effect("accounts: users (unique email), plan change starts a new cycle, ZDR flag, enterprise overrides", () =>
+        Effect.gen(function*() {
+          const accounts = yield* Auth.Accounts.Accounts
+          yield* TestClock.setTime(Date.UTC(2026, 2, 10))
+          const org = yield* accounts.createOrg({ name: `org-${unique()}` })
+          expect(org.plan).toBe("free")
+          expect(org.cycleEnd).toBeNull()
+          const email = `${unique()}@Example.com`
+          const user = yield* accounts.createUser({ orgId: org.id, email })
+          expect(user.email).toBe(email.toLowerCase())
+          expect(Exit.isFailure(yield* Effect.exit(accounts.createUser({ orgId: org.id, email: email.toUpperCase() })))).toBe(true)
+          const pro = Option.getOrThrow(yield* accounts.setPlan(org.id, "pro"))
+          expect([pro.creditsRemaining, pro.requestsPerMinute, pro.monitorsLimit]).toEqual([200_000, 300, 100])
+          expect(pro.cycleStart.toISOString()).toBe("2026-03-10T00:00:00.000Z")
+          expect(pro.cycleEnd?.toISOString()).toBe("2026-04-10T00:00:00.000Z")
+          expect(Option.getOrThrow(yield* accounts.setZdr(org.id, true)).zdrEnabled).toBe(true)
+          const enterprise = Option.getOrThrow(yield* accounts.setPlan(org.id, "enterprise"))
+          const custom = Option.getOrThrow(yield* accounts.setOverrides(enterprise.id, { requestsPerMinute: 5_000, credits: 9_000_000, monitorsLimit: 7 }))
+          expect([custom.requestsPerMinute, custom.monthlyCredits, custom.creditsRemaining, custom.monitorsLimit]).toEqual([5_000, 9_000_000, 9_000_000, 7])
+          expect((yield* accounts.listOrgs()).some((o) => o.id === org.id)).toBe(true)
+        }))
+
+      it.effect("rate limit: windows two minutes old are pruned", () =>
+        Effect.gen(function*() {
+          const limiter = yield* Auth.RateLimiter.RateLimiter
+          const sql = yield* SqlClient.SqlClient
+          const keyId = `key_${unique()}`
+          yield* TestClock.setTime(Date.UTC(2026, 5, 1, 12, 0, 30))
+          yield* limiter.hit(keyId, "logs", 120)
+          expect(yield* sql`SELECT 1 FROM rate_limit_windows WHERE key_id = ${keyId}`).toHaveLength(1)
+          yield* TestClock.adjust("3 minutes")
+          yield* limiter.hit(`key_${unique()}`, "api", 30)
+          const rows = yield* sql`SELECT 1 FROM rate_limit_windows WHERE key_id = ${keyId}`
+          expect(rows).toHaveLength(0)
         }))
 
       it.effect("bootstrap key: idempotent, and the key authenticates", () =>

@@ -4,8 +4,8 @@ import * as Core from "../src/index.js"
 describe("@sift/core exports", () => {
   it("exposes exactly the public modules and the scrape function", () => {
     expect(Object.keys(Core).sort()).toEqual([
-      "AddressGuard", "Cache", "Charset", "ContentFilter", "Deadline", "Errors", "Fetcher", "HostRules", "Html",
-      "HtmlFormat", "Images", "MainContent", "Markdown", "Metadata", "ParseRules", "Pipeline", "ScrapeRequest",
+      "AddressGuard", "Cache", "Charset", "ContentFilter", "Convert", "Deadline", "Errors", "Fetcher", "HostRules", "Html",
+      "HtmlFormat", "Images", "MainContent", "Markdown", "Metadata", "ParseDocument", "ParseRules", "Pipeline", "ScrapeRequest",
       "ScrapeResult", "Scraper", "scrape"
     ])
     expect(typeof Core.scrape).toBe("function")

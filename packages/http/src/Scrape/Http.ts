@@ -145,6 +145,12 @@ export const scrape: ScrapeHandler = {
     Effect.map(Pipeline.run(request), (result) => ({ body: { ...result }, credits: 1 }))
 }
 
+/** `pdf[shouldParse]=false` (default true): a PDF target is then refused with `PDF_SKIPPED`. */
+const runOptions = (caller: Caller): Pipeline.RunOptions => {
+  const value = QueryParams.asObject(caller.query, "pdf")?.shouldParse
+  return value === undefined ? {} : { pdfShouldParse: !(String(value) === "false" || String(value) === "0") }
+}
+
 const hasActions = (request: ScrapeRequest.ScrapeRequest) => (request.sharedParams?.actions?.length ?? 0) > 0
 
 /** `GET /web/scrape/markdown`: 1 credit; 2 with actions. */
@@ -171,8 +177,8 @@ export const markdown: ScrapeHandler = {
       }
       return planFor(request, hasActions(request) ? 2 : 1)
     }),
-  run: (_caller, request) =>
-    Effect.map(Pipeline.run(request), (result) => {
+  run: (caller, request) =>
+    Effect.map(Pipeline.run(request, runOptions(caller)), (result) => {
       const markdownText = result.markdown.data ?? ""
       return {
         body: {
@@ -197,8 +203,8 @@ export const html: ScrapeHandler = {
       decodeFromQuery(() => ({ ...baseQuery(caller.query), formats: { html: true }, sharedParams: sharedFromQuery(caller.query) })),
       (request) => planFor(request, 1)
     ),
-  run: (_caller, request) =>
-    Effect.map(Pipeline.run(request), (result) => ({
+  run: (caller, request) =>
+    Effect.map(Pipeline.run(request, runOptions(caller)), (result) => ({
       body: {
         success: true,
         html: result.html.data ?? "",

@@ -25,6 +25,7 @@ for (const backend of backends) {
         "/": FixtureSite.html(page),
         "/other": FixtureSite.html("<p>Other page with some words.</p>"),
         "/missing": FixtureSite.status(404),
+        "/doc.pdf": FixtureSite.html("%PDF-1.4\n%\u00e2\u00e3\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n", { contentType: "application/pdf" }),
         "/slow": FixtureSite.slow({ headersAfterMs: 5_000 })
       })
       service = await TestService.start({ databaseUrl: backend.url })
@@ -118,6 +119,7 @@ for (const backend of backends) {
         ["zdr not enabled", call(secret, `/web/scrape/markdown?url=${encodeURIComponent(site.url)}&zdr=enabled`), 403, "ZDR_NOT_ENABLED"],
         ["actions on free plan", call(secret, `/web/scrape/markdown?url=${encodeURIComponent(site.url)}&actions=${encodeURIComponent(JSON.stringify([{ do: "wait", timeMs: 10 }]))}`), 403, "PAID_PLAN_REQUIRED"],
         ["missing permission", call(logsOnly.secret, `/web/scrape/markdown?url=${encodeURIComponent(site.url)}`), 403, "INSUFFICIENT_PERMISSIONS", (b) => expect(b.required_permission).toBe("data:execute")],
+        ["pdf not to be parsed", call(secret, `/web/scrape/markdown?url=${encodeURIComponent(site.url + "/doc.pdf")}&pdf[shouldParse]=false`), 400, "PDF_SKIPPED"],
         ["unknown route", call(secret, "/web/nothing-here"), 404, "NOT_FOUND"],
         ["unknown log", call(secret, "/logs/00000000-0000-4000-8000-000000000000"), 404, "NOT_FOUND"]
       ]

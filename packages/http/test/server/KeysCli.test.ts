@@ -25,7 +25,7 @@ const whoami = (url: string, secret: string) =>
   fetch(`${url}/v1/whoami`, { headers: { authorization: `Bearer ${secret}` } }).then((r) => r.status)
 
 describe("sift keys / sift orgs", () => {
-  it("work without a server (the CLI opens the database) and with one running on the same data directory (admin channel)", async () => {
+  it("work without a server (the CLI opens the database) and with one running on the same data directory (admin channel)", { timeout: 240_000 }, async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sift-keys-"))
 
     // No server: the command opens the data directory itself, and releases it.

@@ -7,6 +7,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Clock, Effect, Option } from "effect"
 import { hashSecret, id } from "./internal/ids.js"
+import * as OrgVersions from "./internal/orgVersions.js"
 import * as Plans from "./Plans.js"
 
 /** An organization as the rest of Sift sees it; limits are the effective ones (plan or override). */
@@ -92,8 +93,10 @@ export class Accounts extends Effect.Service<Accounts>()("@sift/auth/Accounts", 
       })
 
     const update = (orgId: string, set: Record<string, unknown>) =>
-      Effect.map(sql<Record<string, unknown>>`UPDATE organizations SET ${sql.update(set)} WHERE id = ${orgId} RETURNING *`, (rows) =>
-        Option.map(Option.fromNullable(rows[0]), orgFromRow))
+      Effect.map(sql<Record<string, unknown>>`UPDATE organizations SET ${sql.update(set)} WHERE id = ${orgId} RETURNING *`, (rows) => {
+        OrgVersions.bump(orgId)
+        return Option.map(Option.fromNullable(rows[0]), orgFromRow)
+      })
 
     return {
       createOrg,

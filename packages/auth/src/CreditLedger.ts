@@ -5,11 +5,16 @@
  * request: `reserve` is one short transaction (lock, then one statement), `commit` one statement. Monthly
  * cycles renew lazily at the first reservation after a cycle ends; the free plan's credits never renew.
  *
+ * That is the PostgreSQL ledger, for replicas. On embedded PGlite, where one process owns the database, the ledger is
+ * exact in memory and writes charges behind in batches (`internal/embeddedLedger.ts`).
+ *
  * @since 0.1.0
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
+import { Sql } from "@sift/store"
 import { Clock, Effect } from "effect"
+import * as Embedded from "./internal/embeddedLedger.js"
 import { cycleEndAfter, orgFromRow } from "./Accounts.js"
 import { UsageExceeded } from "./AuthErrors.js"
 import { id } from "./internal/ids.js"
@@ -34,8 +39,9 @@ const chargeOf = (reservation: Reservation, charge: { readonly credits: number }
 
 /** The credit ledger. */
 export class CreditLedger extends Effect.Service<CreditLedger>()("@sift/auth/CreditLedger", {
-  effect: Effect.gen(function*() {
+  scoped: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const backend = (yield* Sql.Database).backend
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
     /**
@@ -62,6 +68,11 @@ export class CreditLedger extends Effect.Service<CreditLedger>()("@sift/auth/Cre
     const remainingOf = (orgId: string) =>
       Effect.map(sql<{ credits_remaining: string | number }>`SELECT credits_remaining FROM organizations WHERE id = ${orgId}`, (rows) =>
         Number(rows[0]?.credits_remaining ?? 0))
+
+    if (backend === "pglite") {
+      // One process owns an embedded database (the data-directory lock): exact in memory, charges written behind.
+      return yield* Embedded.make(sql, (orgId, at) => sql.withTransaction(lockOrg(orgId, at)))
+    }
 
     return {
       /** Holds `credits` for a request, or fails with `USAGE_EXCEEDED` when they are not available. */

@@ -1,11 +1,13 @@
 /**
  * Fixed one-minute windows per key and bucket (`api`, `logs`), counted in the database with one atomic upsert, so the
- * limits hold across server replicas. Refused requests count too (a client hammering through a 429 stays limited).
+ * limits hold across server replicas. On embedded PGlite one process owns the database, so the windows are counted in
+ * memory (a restart starts a fresh window). Refused requests count too (a client hammering through a 429 stays limited).
  *
  * @since 0.1.0
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
+import { Sql } from "@sift/store"
 import { Clock, Effect } from "effect"
 
 /** The window length. */
@@ -26,6 +28,7 @@ export interface Hit {
 export class RateLimiter extends Effect.Service<RateLimiter>()("@sift/auth/RateLimiter", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    if ((yield* Sql.Database).backend === "pglite") return embedded()
     let prunedWindow = 0
     return {
       /** Counts one request of `keyId` in `bucket` against `limit` per minute. */
@@ -55,3 +58,30 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("@sift/auth/RateL
     } as const
   })
 }) {}
+
+/** Windows counted in memory, for the one process of an embedded database. */
+const embedded = () => {
+  const windows = new Map<string, { start: number; count: number }>()
+  return {
+    hit: (keyId: string, bucket: "api" | "logs", limit: number): Effect.Effect<Hit, SqlError> =>
+      Effect.map(Clock.currentTimeMillis, (nowMs) => {
+        const windowStart = Math.floor(nowMs / WINDOW_MS) * WINDOW_MS
+        const key = `${keyId}\u0000${bucket}`
+        let window = windows.get(key)
+        if (window === undefined || window.start !== windowStart) {
+          if (windows.size > 100_000) for (const [k, w] of windows) if (w.start < windowStart) windows.delete(k)
+          window = { start: windowStart, count: 0 }
+          windows.set(key, window)
+        }
+        window.count++
+        const end = windowStart + WINDOW_MS
+        return {
+          allowed: window.count <= limit,
+          limit,
+          remaining: Math.max(0, limit - window.count),
+          resetAt: Math.ceil(end / 1000),
+          retryAfter: Math.min(60, Math.max(1, Math.ceil((end - nowMs) / 1000)))
+        }
+      })
+  }
+}

@@ -9,6 +9,9 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option, Queue, Ref } from "effect"
 
+/** How long the writer waits after the first queued entry, to write many in one statement. */
+const LINGER = "25 millis"
+
 /** One log entry as written. */
 export interface Entry {
   readonly requestId: string
@@ -140,9 +143,14 @@ export class RequestLog extends Effect.Service<RequestLog>()("@sift/http/Request
         Effect.retry({ times: 3 }),
         Effect.catchAll((error) => Effect.logError("request log: insert failed", error))
       )
+    // PGlite runs on the main thread: one insert per request would stall the event loop for every request, so the
+    // writer lingers briefly after the first entry and writes everything that arrived in one statement.
     const writeBatch = Effect.gen(function*() {
-      const batch = yield* Queue.takeBetween(queue, 1, 500)
-      yield* insert(Array.from(batch))
+      const first = yield* Queue.takeBetween(queue, 1, 1)
+      yield* Effect.sleep(LINGER)
+      const rest = yield* Queue.takeUpTo(queue, 2_000)
+      const batch = [...first, ...rest]
+      yield* insert(batch)
       yield* Ref.update(inFlight, (n) => n - batch.length)
     })
     yield* Effect.forkScoped(Effect.forever(writeBatch))

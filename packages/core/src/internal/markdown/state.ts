@@ -86,11 +86,5 @@ const findBaseHref = (node: Root | Element, depth: number): string | undefined =
   return undefined
 }
 
-/** A string property of an element, or undefined. */
-export const stringProperty = (el: Element, name: string): string | undefined => {
-  const value = el.properties[name]
-  if (typeof value === "string") return value
-  if (typeof value === "number") return String(value)
-  if (Array.isArray(value)) return value.join(" ")
-  return undefined
-}
+/** A string property of an element, or undefined (one implementation, shared with the page outputs). */
+export { stringProperty } from "../page/url.js"

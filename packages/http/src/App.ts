@@ -15,6 +15,7 @@ import * as Admin from "./Admin.js"
 import { directOperations } from "./internal/admin/direct.js"
 import * as Logs from "./Logs/Http.js"
 import * as OpenApi from "./OpenApi.js"
+import * as Parse from "./Parse/Http.js"
 import * as RequestLog from "./RequestLog.js"
 import * as RequestPipeline from "./RequestPipeline.js"
 import * as Scrape from "./Scrape/Http.js"
@@ -47,6 +48,8 @@ export const httpApp = Effect.gen(function*() {
       return yield* RequestPipeline.serve(api, Scrape.html)
     case "GET /v1/web/scrape/bytes":
       return yield* RequestPipeline.serve(api, Scrape.bytes)
+    case "POST /v1/parse":
+      return yield* RequestPipeline.serve({ bucket: "api", rawBodyLimit: Parse.MAX_BYTES }, Parse.parse(request.headers["content-type"]?.split(";")[0]?.trim()))
     case "GET /v1/logs":
       return yield* RequestPipeline.serve(logs, Logs.list)
     case "GET /v1/openapi.json": {

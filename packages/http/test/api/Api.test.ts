@@ -217,6 +217,27 @@ for (const backend of backends) {
       expect(bad.status).toBe(400)
     })
 
+    it("POST /parse converts uploaded bytes, reports the type, charges 1; refuses unknown types and oversize bodies", async () => {
+      const { orgId, secret } = await service.key()
+      const before = (await balance(orgId)).remaining
+      const csv = "name;price\nLantern;12,50\nWick;1,00\n"
+      const ok = await call(secret, "/parse?extension=csv&tags=upload", { method: "POST", body: csv, headers: { "content-type": "text/csv" } })
+      const body = await ok.json() as Record<string, any>
+      expect(ok.status).toBe(200)
+      expect(body.type).toBe("csv")
+      expect(body.markdown).toMatch(/\| name\s*\| price\s*\|/)
+      expect(body.markdown).toContain("Lantern")
+      expect(ok.headers.get("x-parse-ocr-used")).toBe("false")
+      expect(body.key_metadata.credits_consumed).toBe(1)
+      const unknown = await call(secret, "/parse", { method: "POST", body: new Uint8Array([0, 159, 146, 150, 7, 1, 2, 3]), headers: { "content-type": "application/octet-stream" } })
+      expect(unknown.status).toBe(415)
+      expect(((await unknown.json()) as any).error_code).toBe("UNSUPPORTED_CONTENT")
+      const huge = await call(secret, "/parse?extension=txt", { method: "POST", body: new Uint8Array(25 * 1024 * 1024 + 1), headers: { "content-type": "text/plain" } })
+      expect(huge.status).toBe(413)
+      expect(((await huge.json()) as any).error_code).toBe("CONTENT_TOO_LARGE")
+      expect((await balance(orgId)).remaining).toBe(before - 1)
+    })
+
     it("serves the OpenAPI document generated from the schemas", async () => {
       const doc = await fetch(`${service.baseUrl}/openapi.json`).then((r) => r.json()) as any
       expect(doc.openapi).toBe("3.1.0")

@@ -1,0 +1,183 @@
+/**
+ * The NAICS classifier: company evidence in, every six-digit NAICS 2022 code ranked out, with a confidence. The
+ * default is deterministic and reads like an analyst: what the company says it *is* (title, description, first
+ * heading, self-describing sentences) outweighs what it mentions, and words naming its customers ("software for
+ * restaurants") count less than words naming its activity. Industry phrases, title words, schema.org business
+ * types and a BM25 background over the NAICS descriptions add up to a score per code. An optional LLM re-ranker
+ * (`NaicsReranker`, off by default) may reorder the top candidates.
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect, Option } from "effect"
+import type { CompanyEvidence } from "./CompanyEvidence.js"
+import * as Naics from "./Naics.js"
+import { profileIndex } from "./internal/naics/profiles.js"
+import { schemaTypeCodes } from "./internal/naics/schemaTypes.js"
+import { type Statement, statementsOf } from "./internal/naics/statements.js"
+import { isStop } from "./internal/naics/text.js"
+
+/** How sure the classifier is of a code. @category models */
+export type Confidence = "high" | "medium" | "low"
+
+/** One ranked code. @category models */
+export interface RankedCode {
+  readonly code: string
+  readonly name: string
+  readonly confidence: Confidence
+  /** The classifier's score (comparable within one classification only). */
+  readonly score: number
+}
+
+/** Weight of a word naming a customer rather than the activity. */
+const customerWeight = 0.3
+/** Weight of a matched schema.org business type. */
+const schemaTypeWeight = 6
+
+/** The phrase part of the score: each distinct phrase counts by its best statement, repetitions a little more. */
+const phraseScores = (statements: ReadonlyArray<Statement>): Map<number, number> => {
+  const { phrasesByHead, phraseSpread } = profileIndex()
+  const best = new Map<string, { code: number; max: number; sum: number; length: number; spread: number }>()
+  for (const s of statements) {
+    for (let i = 0; i < s.words.length; i++) {
+      const candidates = phrasesByHead.get(s.words[i]!)
+      if (candidates === undefined) continue
+      for (const [code, phrase] of candidates) {
+        if (i + phrase.length > s.words.length) continue
+        let ok = true
+        for (let j = 1; j < phrase.length && ok; j++) ok = s.words[i + j] === phrase[j]
+        if (!ok) continue
+        const w = s.weight * (s.customer[i] ? customerWeight : 1)
+        const key = `${code}:${phrase.join(" ")}`
+        const entry = best.get(key) ?? { code, max: 0, sum: 0, length: phrase.length, spread: phraseSpread.get(phrase.join(" ")) ?? 1 }
+        entry.max = Math.max(entry.max, w)
+        entry.sum += w
+        best.set(key, entry)
+      }
+    }
+  }
+  const scores = new Map<number, number>()
+  for (const e of best.values()) {
+    const value = (e.max + 0.2 * Math.min(e.sum - e.max, 3 * e.max)) * (1 + 0.4 * (e.length - 1)) / e.spread
+    scores.set(e.code, (scores.get(e.code) ?? 0) + value)
+  }
+  return scores
+}
+
+/** Weighted term frequencies of the evidence (customer words discounted). */
+const termWeights = (statements: ReadonlyArray<Statement>): Map<string, { tf: number; max: number }> => {
+  const tf = new Map<string, { tf: number; max: number }>()
+  for (const s of statements) {
+    s.words.forEach((word, i) => {
+      if (isStop(word)) return
+      const w = s.weight * (s.customer[i] ? customerWeight : 1)
+      const e = tf.get(word) ?? { tf: 0, max: 0 }
+      e.tf += w
+      e.max = Math.max(e.max, w)
+      tf.set(word, e)
+    })
+  }
+  return tf
+}
+
+/** Scores every code (higher is better), unsorted. */
+export const scoreAll = (evidence: CompanyEvidence): Float64Array => {
+  const index = profileIndex()
+  const statements = statementsOf(evidence)
+  const scores = new Float64Array(index.profiles.length)
+  for (const [code, value] of phraseScores(statements)) scores[code]! += value
+  const tf = termWeights(statements)
+  const k1 = 1.2
+  const b = 0.75
+  index.profiles.forEach((profile, i) => {
+    // Title words present in the evidence, by their strongest statement, scaled by how specific they are.
+    if (profile.titleTerms.length > 0) {
+      let covered = 0
+      for (const t of profile.titleTerms) covered += Math.min(3, tf.get(t)?.max ?? 0) * (index.idf.get(t) ?? 0)
+      scores[i]! += (0.5 * covered) / Math.sqrt(profile.titleTerms.length)
+    }
+    // A BM25 background over the descriptions, so every code gets a rank.
+    let bm25 = 0
+    const norm = k1 * (1 - b + (b * profile.docLength) / index.averageLength)
+    for (const [t, f] of profile.docTerms) {
+      const q = tf.get(t)
+      if (q === undefined) continue
+      bm25 += (index.idf.get(t) ?? 0) * ((f * (k1 + 1)) / (f + norm)) * Math.min(1, Math.log1p(q.tf) / 2)
+    }
+    scores[i]! += 0.15 * bm25
+  })
+  const codeIndex = new Map(index.profiles.map((p, i) => [p.industry.code, i]))
+  const types = new Set(evidence.pages.flatMap((p) => p.jsonLdTypes))
+  for (const type of types) {
+    const at = codeIndex.get(schemaTypeCodes[type] ?? "")
+    if (at !== undefined) scores[at]! += schemaTypeWeight
+  }
+  return scores
+}
+
+/**
+ * Confidence from the winner's score and its lead over the runner-up, calibrated on the evaluation set
+ * (`bench/naics`) so that "high" is right at least 90% of the time there.
+ */
+export const confidenceOf = (top: number, second: number): Confidence => {
+  const lead = top <= 0 ? 0 : (top - second) / top
+  if (top >= 8 && lead >= 0.3) return "high"
+  if (top >= 4 && lead >= 0.12) return "medium"
+  return "low"
+}
+
+/** Options of {@link classify}. */
+export interface ClassifyOptions {
+  /** Most codes returned (default 5, at most 10). */
+  readonly maxResults?: number
+}
+
+/** Ranks the codes for the evidence, best first, `maxResults` of them; pure and deterministic. */
+export const classify = (evidence: CompanyEvidence, options: ClassifyOptions = {}): ReadonlyArray<RankedCode> => {
+  const scores = scoreAll(evidence)
+  const { profiles } = profileIndex()
+  const order = Array.from(scores.keys()).sort((a, b) => scores[b]! - scores[a]! || a - b)
+  const max = Math.min(10, Math.max(1, options.maxResults ?? 5))
+  const top = scores[order[0]!]!
+  return order.slice(0, max).map((i, rank) => {
+    const next = scores[order[rank + 1] ?? order[0]!]!
+    const own = scores[i]!
+    // Only the leader can be high; the others are at most medium, by their own lead over the next.
+    const confidence = rank === 0 ? confidenceOf(own, next) : own >= top * 0.8 && own >= 4 ? "medium" : "low"
+    return { code: profiles[i]!.industry.code, name: profiles[i]!.industry.title, confidence, score: own }
+  })
+}
+
+/**
+ * An optional re-ranker (an LLM behind an OpenAI-compatible endpoint, see `layerOpenAiReranker`): given the evidence
+ * and the default's candidates, it returns codes in its preferred order. Absent by default.
+ *
+ * @category services
+ */
+export class NaicsReranker extends Context.Tag("@sift/core/NaicsReranker")<NaicsReranker, {
+  readonly rerank: (
+    evidence: CompanyEvidence,
+    candidates: ReadonlyArray<RankedCode>
+  ) => Effect.Effect<ReadonlyArray<string>>
+}>() {}
+
+/** Applies a re-ranker's order to the candidates; codes it invents or drops are ignored (the default order stays). */
+export const applyOrder = (candidates: ReadonlyArray<RankedCode>, order: ReadonlyArray<string>): ReadonlyArray<RankedCode> => {
+  const known = new Map(candidates.map((c) => [c.code, c]))
+  const first = [...new Set(order)].flatMap((code) => (known.has(code) ? [known.get(code)!] : []))
+  return [...first, ...candidates.filter((c) => !first.includes(c))]
+}
+
+/** Classifies, then lets a `NaicsReranker` reorder the top candidates when one is provided. */
+export const classifyEffect = (
+  evidence: CompanyEvidence,
+  options: ClassifyOptions = {}
+): Effect.Effect<ReadonlyArray<RankedCode>> =>
+  Effect.gen(function*() {
+    const ranked = classify(evidence, { maxResults: 10 })
+    const reranker = yield* Effect.serviceOption(NaicsReranker)
+    const ordered = Option.isNone(reranker) ? ranked : applyOrder(ranked, yield* reranker.value.rerank(evidence, ranked))
+    return ordered.slice(0, Math.min(10, Math.max(1, options.maxResults ?? 5)))
+  })
+
+/** The sector title of a ranked code, for display. */
+export const sectorTitle = (code: string): string | undefined => Naics.sectorOf(code)?.title

@@ -1,0 +1,62 @@
+/**
+ * What the classifier knows about each code, precomputed once: the example phrases as word sequences (and how many
+ * codes share each phrase), the content words of the title, and description term frequencies for a BM25 background.
+ */
+import * as Naics from "../../Naics.js"
+import { terms, words } from "./text.js"
+
+/** One code's matching profile. */
+export interface Profile {
+  readonly industry: Naics.Industry
+  readonly phrases: ReadonlyArray<ReadonlyArray<string>>
+  readonly titleTerms: ReadonlyArray<string>
+  readonly docTerms: ReadonlyMap<string, number>
+  readonly docLength: number
+}
+
+/** The index over all codes. */
+export interface ProfileIndex {
+  readonly profiles: ReadonlyArray<Profile>
+  /** First word of a phrase → [profile index, phrase] pairs, for matching a text in one pass. */
+  readonly phrasesByHead: ReadonlyMap<string, ReadonlyArray<readonly [number, ReadonlyArray<string>]>>
+  /** Codes sharing a phrase (joined by spaces). */
+  readonly phraseSpread: ReadonlyMap<string, number>
+  readonly idf: ReadonlyMap<string, number>
+  readonly averageLength: number
+}
+
+/** Title words that say little about what a business does. */
+const weakTitleWords = new Set(["manufacturing", "service", "miscellaneous", "product", "activity", "related", "general", "office", "support", "establishment"])
+
+let cached: ProfileIndex | undefined
+
+/** Builds (once) the profile index of every NAICS 2022 code. */
+export const profileIndex = (): ProfileIndex => {
+  if (cached !== undefined) return cached
+  const profiles: Array<Profile> = Naics.industries().map((industry) => {
+    const titleTerms = [...new Set(terms(industry.title))].filter((t) => !weakTitleWords.has(t))
+    const doc = [...terms(industry.title), ...terms(industry.title), ...terms(industry.description), ...industry.examples.flatMap(terms)]
+    const docTerms = new Map<string, number>()
+    for (const t of doc) docTerms.set(t, (docTerms.get(t) ?? 0) + 1)
+    const phrases = industry.examples.map(words).filter((p) => p.length > 0)
+    return { industry, phrases, titleTerms, docTerms, docLength: doc.length }
+  })
+  const phrasesByHead = new Map<string, Array<readonly [number, ReadonlyArray<string>]>>()
+  const phraseSpread = new Map<string, number>()
+  profiles.forEach((profile, i) => {
+    for (const phrase of profile.phrases) {
+      const list = phrasesByHead.get(phrase[0]!) ?? []
+      list.push([i, phrase])
+      phrasesByHead.set(phrase[0]!, list)
+      const key = phrase.join(" ")
+      phraseSpread.set(key, (phraseSpread.get(key) ?? 0) + 1)
+    }
+  })
+  const df = new Map<string, number>()
+  for (const p of profiles) for (const t of p.docTerms.keys()) df.set(t, (df.get(t) ?? 0) + 1)
+  const n = profiles.length
+  const idf = new Map([...df].map(([t, f]) => [t, Math.log(1 + (n - f + 0.5) / (f + 0.5))]))
+  const averageLength = profiles.reduce((s, p) => s + p.docLength, 0) / n
+  cached = { profiles, phrasesByHead, phraseSpread, idf, averageLength }
+  return cached
+}

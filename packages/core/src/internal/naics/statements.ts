@@ -1,0 +1,52 @@
+/**
+ * Turns company evidence into weighted statements, the way an analyst reads a site: the title, the meta
+ * description and the first heading say what the company is; sentences where the company describes itself ("X is a
+ * ...", "we ...") come next; navigation and the rest of the text count least. Words naming customers ("software for
+ * restaurants", "supplies to hospitals") are marked so they count less than words naming the activity.
+ */
+import type { CompanyEvidence } from "../../CompanyEvidence.js"
+import { words } from "./text.js"
+
+/** A piece of evidence with its weight; `customer[i]` is true when word i names a customer, not the activity. */
+export interface Statement {
+  readonly words: ReadonlyArray<string>
+  readonly customer: ReadonlyArray<boolean>
+  readonly weight: number
+}
+
+/** Words that introduce the customers or the market of an activity. */
+const customerOpeners = new Set(["for", "to", "serving", "serve", "used", "trusted", "helping", "help", "across"])
+/** Words that end a customer phrase and return to the activity. */
+const customerClosers = new Set(["and", "with", "we", "our", "from", "that", "in", "by", "since"])
+
+const identity = /\b(we are|we're|is an?|is the|are an?|we (?:make|build|grow|raise|brew|distill|roast|manufacture|produce|provide|offer|operate|deliver|design|develop|publish|sell|distribute|farm|run|own|hold|treat|serve))\b/i
+
+const statement = (text: string, weight: number): Statement => {
+  const w = words(text)
+  const customer: Array<boolean> = []
+  let inCustomer = false
+  for (const word of w) {
+    if (customerOpeners.has(word)) inCustomer = true
+    else if (customerClosers.has(word)) inCustomer = false
+    customer.push(inCustomer)
+  }
+  return { words: w, customer, weight }
+}
+
+const sentences = (text: string): Array<string> =>
+  text.split(/(?<=[.!?])\s+|\n+/).map((s) => s.trim()).filter((s) => s.length > 2)
+
+/** The weighted statements of all pages; the homepage counts fully, other pages a little less. */
+export const statementsOf = (evidence: CompanyEvidence): Array<Statement> => {
+  const out: Array<Statement> = []
+  evidence.pages.forEach((page, index) => {
+    const page0 = index === 0 ? 1 : 0.8
+    if (page.title !== undefined && index === 0) out.push(statement(page.title, 3))
+    if (page.description !== undefined) out.push(statement(page.description, 3 * page0))
+    for (const d of page.jsonLdDescriptions) out.push(statement(d, 2.5 * page0))
+    for (const h of page.headings) out.push(statement(h.text, (h.level === 1 ? 2.5 : 1.5) * page0))
+    if (index === 0) for (const label of page.nav) out.push(statement(label, 0.8))
+    for (const s of sentences(page.text).slice(0, 200)) out.push(statement(s, (identity.test(s) ? 2 : 1) * page0))
+  })
+  return out
+}

@@ -36,6 +36,8 @@ export interface PageEvidence {
 export interface CompanyEvidence {
   readonly domain: string
   readonly pages: ReadonlyArray<PageEvidence>
+  /** True when the deadline cut off internal pages that were being fetched. */
+  readonly partial?: boolean
 }
 
 const blockTags = new Set(["p", "div", "section", "article", "li", "h1", "h2", "h3", "h4", "h5", "h6", "br", "tr", "header", "footer", "main", "nav", "ul", "ol", "blockquote"])
@@ -180,8 +182,10 @@ export const gather = (
     const urls = informativePages(home, options.knownUrls, options.maxPages ?? 3)
     const others = yield* Effect.forEach(
       urls,
-      (url) => fetchPage(url).pipe(Effect.option, Effect.timeoutOption(Duration.millis(left)), Effect.map(Option.flatten)),
+      (url) => fetchPage(url).pipe(Effect.option, Effect.timeoutOption(Duration.millis(left))),
       { concurrency: "unbounded" }
     )
-    return { domain, pages: [home, ...others.flatMap(Option.toArray)] }
+    const partial = others.some(Option.isNone)
+    const pages = [home, ...others.flatMap((o) => Option.toArray(Option.flatten(o)))]
+    return partial ? { domain, pages, partial } : { domain, pages }
   })

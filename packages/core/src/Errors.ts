@@ -93,6 +93,7 @@ export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("Invali
  * - `TooLarge`: the body passed the download cap (`CONTENT_TOO_LARGE`).
  * - `Blocked`: a bot wall, CAPTCHA or login wall was detected (`WEBSITE_BLOCKED`).
  * - `Proxy`: the configured proxy failed or none is configured for the requested country.
+ * - `SearchUnavailable`: a company name had to be searched and no search provider answered (`SEARCH_UNAVAILABLE`).
  *
  * @category errors
  */
@@ -107,7 +108,8 @@ export class WebsiteError extends Schema.TaggedError<WebsiteError>()("WebsiteErr
     "InvalidRedirect",
     "TooLarge",
     "Blocked",
-    "Proxy"
+    "Proxy",
+    "SearchUnavailable"
   ),
   url: Schema.String,
   status: Schema.optional(Schema.Number),
@@ -121,12 +123,14 @@ export class WebsiteError extends Schema.TaggedError<WebsiteError>()("WebsiteErr
         return "CONTENT_TOO_LARGE"
       case "Blocked":
         return "WEBSITE_BLOCKED"
+      case "SearchUnavailable":
+        return "SEARCH_UNAVAILABLE"
       default:
         return "WEBSITE_ACCESS_ERROR"
     }
   }
   get retryable(): boolean {
-    return this.reason === "Unreachable" || this.reason === "Timeout" ||
+    return this.reason === "Unreachable" || this.reason === "Timeout" || this.reason === "SearchUnavailable" ||
       (this.reason === "HttpStatus" && (this.status === 429 || (this.status ?? 0) >= 500))
   }
   override get message(): string {
@@ -152,6 +156,8 @@ export class WebsiteError extends Schema.TaggedError<WebsiteError>()("WebsiteErr
         return `${this.url} is blocked by a bot wall, CAPTCHA or login wall${detail}`
       case "Proxy":
         return `Proxy failure for ${this.url}${detail}`
+      case "SearchUnavailable":
+        return `No search provider could resolve "${this.url}" to a website${detail}`
     }
   }
 }

@@ -1,0 +1,114 @@
+/**
+ * Turns the `input` of GET /web/naics into a domain: a valid domain or URL is used directly; anything else is a company
+ * name, looked up first in a `CompanyIndex` (the URL index: names and titles of known sites) and then through a
+ * `CompanySearch` provider (SearXNG at `SIFT_SEARXNG_URL`). With neither able to answer, the name fails with
+ * `SearchUnavailable` (503 `SEARCH_UNAVAILABLE`); a search that finds nothing fails with `NotFound`
+ * (400 `WEBSITE_NOT_FOUND`).
+ *
+ * @since 0.1.0
+ */
+import { Config, type ConfigError, Context, Effect, Layer, Option } from "effect"
+import { InvalidRequest, WebsiteError } from "./Errors.js"
+
+/** Looks a company name up among known sites (an interface of the URL index). @category services */
+export class CompanyIndex extends Context.Tag("@sift/core/CompanyIndex")<CompanyIndex, {
+  /** The domain of the best-matching known site, if any. */
+  readonly findDomain: (name: string) => Effect.Effect<Option.Option<string>>
+}>() {}
+
+/** Searches the web for a company's website. @category services */
+export class CompanySearch extends Context.Tag("@sift/core/CompanySearch")<CompanySearch, {
+  /** Result URLs, best first; fails with `SearchUnavailable` when the provider cannot answer. */
+  readonly search: (query: string) => Effect.Effect<ReadonlyArray<string>, WebsiteError>
+}>() {}
+
+/** Hosts that are directories, social networks or encyclopedias, never a company's own site. */
+const notCompanySites =
+  /(^|\.)(wikipedia\.org|linkedin\.com|facebook\.com|instagram\.com|twitter\.com|x\.com|youtube\.com|yelp\.com|crunchbase\.com|bloomberg\.com|glassdoor\.com|indeed\.com|tripadvisor\.com|google\.com|bing\.com|duckduckgo\.com|amazon\.com|reddit\.com|zoominfo\.com|dnb\.com|mapquest\.com|bbb\.org)$/i
+
+const hostname = /^(?=.{4,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{1,62}$/i
+
+/** The domain named by a domain or URL input, or `undefined` when the input is a name. */
+export const domainOf = (input: string): string | undefined => {
+  const text = input.trim()
+  if (/\s/.test(text)) return undefined
+  try {
+    const url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`)
+    const host = url.hostname.toLowerCase().replace(/^www\./, "")
+    return hostname.test(host) && (url.protocol === "http:" || url.protocol === "https:") ? host : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** The first result that looks like a company's own site. */
+export const pickDomain = (urls: ReadonlyArray<string>): string | undefined => {
+  for (const url of urls) {
+    const domain = domainOf(url)
+    if (domain !== undefined && !notCompanySites.test(domain)) return domain
+  }
+  return undefined
+}
+
+/** Resolves an input to a domain. */
+export const resolve = (input: string): Effect.Effect<string, InvalidRequest | WebsiteError> =>
+  Effect.gen(function*() {
+    const text = input.trim()
+    if (text.length < 4) {
+      return yield* new InvalidRequest({ reason: "Invalid", field: "input", detail: "must be at least 4 characters" })
+    }
+    const direct = domainOf(text)
+    if (direct !== undefined) return direct
+    const index = yield* Effect.serviceOption(CompanyIndex)
+    if (Option.isSome(index)) {
+      const found = yield* index.value.findDomain(text)
+      if (Option.isSome(found)) return found.value
+    }
+    const search = yield* Effect.serviceOption(CompanySearch)
+    if (Option.isNone(search)) {
+      return yield* new WebsiteError({ reason: "SearchUnavailable", url: text, detail: "no search provider is configured (SIFT_SEARXNG_URL)" })
+    }
+    const domain = pickDomain(yield* search.value.search(text))
+    if (domain === undefined) return yield* new WebsiteError({ reason: "NotFound", url: text, detail: "no website found for this name" })
+    return domain
+  })
+
+/** A `CompanySearch` over a SearXNG instance's JSON API (`/search?format=json`). */
+export const searxng = (baseUrl: string, timeoutMs = 5_000): Context.Tag.Service<CompanySearch> => ({
+  search: (query) =>
+    Effect.tryPromise({
+      try: async (signal) => {
+        const url = new URL("search", baseUrl.endsWith("/") ? baseUrl : `${baseUrl}/`)
+        url.searchParams.set("q", query)
+        url.searchParams.set("format", "json")
+        const response = await fetch(url, { signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) })
+        if (!response.ok) throw new Error(`SearXNG answered ${response.status}`)
+        const body = (await response.json()) as { results?: ReadonlyArray<{ url?: unknown }> }
+        return (body.results ?? []).flatMap((r) => (typeof r.url === "string" ? [r.url] : []))
+      },
+      catch: (error) =>
+        new WebsiteError({ reason: "SearchUnavailable", url: query, detail: error instanceof Error ? error.message : String(error) })
+    })
+})
+
+/** `CompanySearch` through SearXNG at this URL. */
+export const layerSearxng = (baseUrl: string): Layer.Layer<CompanySearch> => Layer.succeed(CompanySearch, searxng(baseUrl))
+
+/** Stands in when no provider is configured: every search fails with `SearchUnavailable`. */
+export const unavailable: Context.Tag.Service<CompanySearch> = {
+  search: (query) =>
+    Effect.fail(new WebsiteError({ reason: "SearchUnavailable", url: query, detail: "no search provider is configured (SIFT_SEARXNG_URL)" }))
+}
+
+/** `CompanySearch` through SearXNG at `SIFT_SEARXNG_URL`; without it, names cannot be searched (`SEARCH_UNAVAILABLE`). */
+export const layerSearchConfig: Layer.Layer<CompanySearch, ConfigError.ConfigError> = Layer.effect(
+  CompanySearch,
+  Effect.map(Config.option(Config.string("SIFT_SEARXNG_URL")), (url) =>
+    Option.match(url, { onNone: () => unavailable, onSome: (u) => searxng(u) }))
+)
+
+/** A `CompanyIndex` over a fixed table of names (lower case) to domains: for tests and small deployments. */
+export const layerIndexMemory = (entries: Readonly<Record<string, string>>): Layer.Layer<CompanyIndex> => {
+  const table = new Map(Object.entries(entries).map(([name, domain]) => [name.trim().toLowerCase(), domain]))
+  return Layer.succeed(CompanyIndex, { findDomain: (name) => Effect.succeed(Option.fromNullable(table.get(name.trim().toLowerCase()))) })
+}

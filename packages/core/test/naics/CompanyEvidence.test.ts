@@ -1,0 +1,104 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Exit, Layer } from "effect"
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { afterAll, beforeAll } from "vitest"
+import * as CompanyEvidence from "../../src/CompanyEvidence.js"
+import * as CompanyResolver from "../../src/CompanyResolver.js"
+import * as Fetcher from "../../src/Fetcher.js"
+import { classifyNaicsEffect } from "../../src/NaicsClassification.js"
+
+const page = (title: string, description: string, body: string, nav = ["About Us", "Services", "Contact"]) => `<!doctype html>
+<html><head><title>${title}</title><meta name="description" content="${description}">
+<script type="application/ld+json">{"@context":"https://schema.org","@graph":[{"@type":"Organization","name":"X"},{"@type":"LocalBusiness","description":"Local business"}]}</script>
+</head><body><header><nav>${nav.map((n) => `<a href="/${n.toLowerCase().replace(/ /g, "-")}">${n}</a>`).join(" ")}</nav></header>
+<main>${body}</main><footer>© 2025 All rights reserved. <a href="https://elsewhere.example/">Partner</a></footer></body></html>`
+
+const sites: Record<string, Record<string, string>> = {
+  "kettleworks.test": {
+    "/": page("Kettleworks Brewing | Brewery & Taproom", "Independent craft brewery with a taproom downtown.",
+      "<h1>Fresh beer, brewed here</h1><p>We brew IPAs and lagers on our 20-barrel brewhouse and pour them in our taproom.</p>"),
+    "/about-us": page("About Kettleworks", "Our story.", "<h1>Our story</h1><p>Kettleworks is a craft brewery founded by two homebrewers in 2014.</p>"),
+    "/services": page("Taproom", "Taproom hours.", "<h2>Taproom</h2><p>Open daily from noon.</p>")
+  },
+  "slowsite.test": {
+    "/": page("Greenfield Dental | Family Dentist", "Family dentistry: cleanings, fillings and implants.",
+      "<h1>Healthy smiles</h1><p>Our dentists care for patients of all ages.</p>"),
+    "/about-us": page("About", "About our dental practice.", "<p>Our dental practice opened in 1990.</p>")
+  }
+}
+
+let server: Server
+let port = 0
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const host = (req.headers.host ?? "").split(":")[0]!
+    const body = sites[host]?.[req.url ?? "/"]
+    const delay = host === "slowsite.test" && req.url !== "/" ? 3_000 : 0
+    setTimeout(() => {
+      if (body === undefined) {
+        res.writeHead(404, { "content-type": "text/html" }).end("<h1>Not found</h1>")
+      } else {
+        res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(body)
+      }
+    }, delay)
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  port = (server.address() as AddressInfo).port
+})
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
+
+const fetcher = () => Fetcher.layer({ allowPrivateTargets: true, hostRules: `MAP *.test 127.0.0.1:${port}` })
+const run = <A, E>(effect: Effect.Effect<A, E, Fetcher.Fetcher>, extra?: Layer.Layer<CompanyResolver.CompanyIndex | CompanyResolver.CompanySearch>) =>
+  Effect.runPromiseExit(
+    (extra === undefined ? effect : Effect.provide(effect, extra)).pipe(Effect.provide(fetcher()), Effect.scoped)
+  )
+
+describe("CompanyEvidence", () => {
+  it("reads title, description, JSON-LD, headings, navigation and same-site links", () => {
+    const evidence = CompanyEvidence.fromHtml("https://kettleworks.test/", sites["kettleworks.test"]!["/"]!)
+    expect(evidence.title).toBe("Kettleworks Brewing | Brewery & Taproom")
+    expect(evidence.description).toMatch(/craft brewery/)
+    expect(evidence.jsonLdTypes).toEqual(["Organization", "LocalBusiness"])
+    expect(evidence.jsonLdDescriptions).toEqual(["Local business"])
+    expect(evidence.headings[0]).toEqual({ level: 1, text: "Fresh beer, brewed here" })
+    expect(evidence.nav).toEqual(["About Us", "Services", "Contact"])
+    expect(evidence.text).toMatch(/20-barrel brewhouse/)
+    expect(evidence.links.map((l) => l.url)).not.toContain("https://elsewhere.example/")
+    expect(CompanyEvidence.informativePages(evidence)).toEqual(["https://kettleworks.test/about-us", "https://kettleworks.test/services"])
+  })
+
+  it("gathers the homepage and the informative internal pages through the Fetcher", async () => {
+    const exit = await run(CompanyEvidence.gather("kettleworks.test"))
+    expect(Exit.isSuccess(exit)).toBe(true)
+    if (!Exit.isSuccess(exit)) return
+    expect(exit.value.pages.map((p) => new URL(p.url).pathname)).toEqual(["/", "/about-us", "/services"])
+    expect(exit.value.pages[1]!.text).toMatch(/founded by two homebrewers/)
+    expect(exit.value.partial).toBeUndefined()
+  })
+
+  it("classifies a domain end to end", async () => {
+    const exit = await run(classifyNaicsEffect("https://www.kettleworks.test/", { maxResults: 3 }))
+    expect(Exit.isSuccess(exit)).toBe(true)
+    if (!Exit.isSuccess(exit)) return
+    expect(exit.value).toMatchObject({ status: "ok", domain: "kettleworks.test", type: "naics" })
+    expect(exit.value.codes).toHaveLength(3)
+    expect(exit.value.codes[0]).toMatchObject({ code: "312120", name: "Breweries" })
+  })
+
+  it("returns partial codes when the deadline cuts off internal pages", async () => {
+    const exit = await run(classifyNaicsEffect("slowsite.test", { timeoutMs: 1_500, timeoutBehavior: "return-partial" }))
+    expect(Exit.isSuccess(exit)).toBe(true)
+    if (!Exit.isSuccess(exit)) return
+    expect(exit.value.partial).toBe(true)
+    expect(exit.value.codes[0]!.code).toBe("621210")
+    const failed = await run(classifyNaicsEffect("slowsite.test", { timeoutMs: 1_500 }))
+    expect(Exit.isFailure(failed) && JSON.stringify(failed.cause)).toMatch(/RequestTimeout/)
+  })
+
+  it("resolves a name through the company index", async () => {
+    const exit = await run(classifyNaicsEffect("Kettleworks Brewing"), CompanyResolver.layerIndexMemory({ "kettleworks brewing": "kettleworks.test" }))
+    expect(Exit.isSuccess(exit) && exit.value.domain).toBe("kettleworks.test")
+  })
+})

@@ -1,0 +1,57 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import * as CompanyEvidence from "../../src/CompanyEvidence.js"
+import * as NaicsClassifier from "../../src/NaicsClassifier.js"
+
+/** A one-page company from plain parts (written here, independent of the evaluation set). */
+const company = (title: string, description: string, paragraphs: ReadonlyArray<string>, jsonLdType = "Organization") => ({
+  domain: "example.test",
+  pages: [CompanyEvidence.fromHtml("https://example.test/", `<!doctype html><html><head><title>${title}</title>
+<meta name="description" content="${description}">
+<script type="application/ld+json">{"@context":"https://schema.org","@type":"${jsonLdType}"}</script></head>
+<body><nav><a href="/">Home</a><a href="/contact">Contact</a></nav><main><h1>${title}</h1>${paragraphs.map((p) => `<p>${p}</p>`).join("")}</main></body></html>`)]
+})
+
+const top = (evidence: CompanyEvidence.CompanyEvidence) => NaicsClassifier.classify(evidence, { maxResults: 5 })
+
+describe("NaicsClassifier", () => {
+  it("classifies software sold to an industry as software, not that industry", () => {
+    const ranked = top(company("Kitchenly – Inventory software for restaurants", "Cloud inventory and recipe costing software for restaurants and bakeries.",
+      ["Restaurants use Kitchenly to track stock and cut food waste.", "Start a free trial or book a demo."]))
+    expect(ranked[0]!.code).toBe("513210")
+    expect(ranked.slice(0, 1).map((r) => r.code)).not.toContain("722511")
+  })
+
+  it("classifies a holding company as a holding company, not its subsidiaries' trades", () => {
+    const ranked = top(company("Ostrander Holdings", "Ostrander Holdings is a holding company with controlling interests in trucking and hotel companies.",
+      ["Our portfolio companies are run by their own management teams."]))
+    expect(ranked[0]!.code).toBe("551112")
+  })
+
+  it("keeps a farm that bottles its own milk a farm, and a brewery with a taproom a brewery", () => {
+    expect(top(company("Hollow Creek Dairy", "Family dairy farm milking 90 cows; we bottle our own milk on the farm.",
+      ["Our dairy herd grazes 200 acres.", "Our milk is bottled in our farm creamery."]))[0]!.code).toBe("112120")
+    expect(top(company("Stonecut Brewing Co.", "Craft brewery and taproom.",
+      ["We brew our beers on site and pour them in our taproom with food trucks on weekends."]))[0]!.code).toBe("312120")
+  })
+
+  it("uses schema.org business types and ranks all codes with honest confidence", () => {
+    const clinic = top(company("Elm Street Smiles", "Cleanings, fillings and crowns for the whole family.", ["Book online."], "Dentist"))
+    expect(clinic[0]!.code).toBe("621210")
+    expect(clinic).toHaveLength(5)
+    expect(clinic.every((r, i) => i === 0 || r.score <= clinic[i - 1]!.score)).toBe(true)
+    const vague = top(company("Welcome", "Welcome to our website.", ["Lorem ipsum dolor sit amet."]))
+    expect(vague[0]!.confidence).toBe("low")
+  })
+
+  it("lets an optional re-ranker reorder the candidates, ignoring codes it invents", async () => {
+    const evidence = company("Stonecut Brewing Co.", "Craft brewery and taproom.", ["We brew beer."])
+    const defaults = NaicsClassifier.classify(evidence, { maxResults: 10 })
+    const second = defaults[1]!.code
+    const reranker = Layer.succeed(NaicsClassifier.NaicsReranker, { rerank: () => Effect.succeed(["999999", second]) })
+    const ranked = await Effect.runPromise(NaicsClassifier.classifyEffect(evidence, { maxResults: 3 }).pipe(Effect.provide(reranker)))
+    expect(ranked.map((r) => r.code)).toEqual([second, defaults[0]!.code, defaults[2]!.code])
+    const plain = await Effect.runPromise(NaicsClassifier.classifyEffect(evidence, { maxResults: 3 }))
+    expect(plain.map((r) => r.code)).toEqual(defaults.slice(0, 3).map((r) => r.code))
+  })
+})

@@ -38,6 +38,7 @@ const phraseScores = (statements: ReadonlyArray<Statement>): Map<number, number>
   const { phrasesByHead, phraseSpread } = profileIndex()
   const best = new Map<string, { code: number; max: number; sum: number; length: number; spread: number }>()
   for (const s of statements) {
+    const matches: Array<{ code: number; phrase: ReadonlyArray<string>; start: number; end: number }> = []
     for (let i = 0; i < s.words.length; i++) {
       const candidates = phrasesByHead.get(s.words[i]!)
       if (candidates === undefined) continue
@@ -45,14 +46,19 @@ const phraseScores = (statements: ReadonlyArray<Statement>): Map<number, number>
         if (i + phrase.length > s.words.length) continue
         let ok = true
         for (let j = 1; j < phrase.length && ok; j++) ok = s.words[i + j] === phrase[j]
-        if (!ok) continue
-        const w = s.weight * (s.customer[i] ? customerWeight : 1)
-        const key = `${code}:${phrase.join(" ")}`
-        const entry = best.get(key) ?? { code, max: 0, sum: 0, length: phrase.length, spread: phraseSpread.get(phrase.join(" ")) ?? 1 }
-        entry.max = Math.max(entry.max, w)
-        entry.sum += w
-        best.set(key, entry)
+        if (ok) matches.push({ code, phrase, start: i, end: i + phrase.length })
       }
+    }
+    for (const m of matches) {
+      // A phrase inside a longer phrase of another code ("holding company" in "bank holding company") is that code's.
+      if (matches.some((o) => o.code !== m.code && o.start <= m.start && o.end >= m.end && o.end - o.start > m.end - m.start)) continue
+      const w = s.weight * (s.customer[m.start] ? customerWeight : 1)
+      const key = `${m.code}:${m.phrase.join(" ")}`
+      const entry = best.get(key) ??
+        { code: m.code, max: 0, sum: 0, length: m.phrase.length, spread: phraseSpread.get(m.phrase.join(" ")) ?? 1 }
+      entry.max = Math.max(entry.max, w)
+      entry.sum += w
+      best.set(key, entry)
     }
   }
   const scores = new Map<number, number>()

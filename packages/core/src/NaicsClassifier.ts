@@ -8,9 +8,10 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Option } from "effect"
+import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
 import type { CompanyEvidence } from "./CompanyEvidence.js"
 import * as Naics from "./Naics.js"
+import { openAiRerank, type OpenAiRerankerOptions } from "./internal/naics/openAiReranker.js"
 import { profileIndex } from "./internal/naics/profiles.js"
 import { schemaTypeCodes } from "./internal/naics/schemaTypes.js"
 import { type Statement, statementsOf } from "./internal/naics/statements.js"
@@ -165,6 +166,23 @@ export class NaicsReranker extends Context.Tag("@sift/core/NaicsReranker")<Naics
     candidates: ReadonlyArray<RankedCode>
   ) => Effect.Effect<ReadonlyArray<string>>
 }>() {}
+
+/** A re-ranker over an OpenAI-compatible endpoint (`/chat/completions`); failures keep the default order. */
+export const layerOpenAiReranker = (options: OpenAiRerankerOptions): Layer.Layer<NaicsReranker> =>
+  Layer.succeed(NaicsReranker, { rerank: openAiRerank(options) })
+
+/**
+ * The re-ranker from `SIFT_NAICS_LLM_URL`, `SIFT_NAICS_LLM_MODEL` and `SIFT_NAICS_LLM_API_KEY`; `None` when the URL is
+ * unset (the default: no LLM). Provide the layer only when it is `Some`.
+ */
+export const rerankerConfig = Config.all({
+  baseUrl: Config.option(Config.string("SIFT_NAICS_LLM_URL")),
+  model: Config.string("SIFT_NAICS_LLM_MODEL").pipe(Config.withDefault("gpt-4o-mini")),
+  apiKey: Config.option(Config.redacted("SIFT_NAICS_LLM_API_KEY"))
+}).pipe(Config.map(({ apiKey, baseUrl, model }) =>
+  Option.map(baseUrl, (url) =>
+    layerOpenAiReranker({ baseUrl: url, model, ...(Option.isSome(apiKey) ? { apiKey: Redacted.value(apiKey.value) } : {}) }))
+))
 
 /** Applies a re-ranker's order to the candidates; codes it invents or drops are ignored (the default order stays). */
 export const applyOrder = (candidates: ReadonlyArray<RankedCode>, order: ReadonlyArray<string>): ReadonlyArray<RankedCode> => {

@@ -55,3 +55,37 @@ describe("NaicsClassifier", () => {
     expect(plain.map((r) => r.code)).toEqual(defaults.slice(0, 3).map((r) => r.code))
   })
 })
+
+describe("NaicsClassifier.layerOpenAiReranker", () => {
+  it("asks an OpenAI-compatible endpoint and keeps the default order when it fails", async () => {
+    const { createServer } = await import("node:http")
+    const bodies: Array<{ model: string; messages: Array<{ content: string }> }> = []
+    const server = createServer((req, res) => {
+      let data = ""
+      req.on("data", (c) => (data += c))
+      req.on("end", () => {
+        bodies.push(JSON.parse(data))
+        if (req.headers.authorization !== "Bearer k") return void res.writeHead(401).end()
+        res.writeHead(200, { "content-type": "application/json" })
+          .end(JSON.stringify({ choices: [{ message: { content: "722410, 312120" } }] }))
+      })
+    })
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
+    const base = `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`
+    try {
+      const evidence = company("Stonecut Brewing Co.", "Craft brewery and taproom.", ["We brew beer and pour it in our bar."])
+      const codes = async (apiKey: string) =>
+        (await Effect.runPromise(NaicsClassifier.classifyEffect(evidence, { maxResults: 10 }).pipe(
+          Effect.provide(NaicsClassifier.layerOpenAiReranker({ baseUrl: base, model: "m", apiKey }))
+        ))).map((r) => r.code)
+      const reranked = await codes("k")
+      expect(reranked.slice(0, 2)).toEqual(["722410", "312120"])
+      expect(bodies[0]!.model).toBe("m")
+      expect(bodies[0]!.messages[0]!.content).toMatch(/Stonecut Brewing[\s\S]*312120 Breweries/)
+      const refused = await codes("wrong")
+      expect(refused).toEqual(NaicsClassifier.classify(evidence, { maxResults: 10 }).map((r) => r.code))
+    } finally {
+      server.close()
+    }
+  })
+})

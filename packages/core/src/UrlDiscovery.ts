@@ -1,0 +1,176 @@
+/**
+ * Maps a site: every URL it has, from everywhere it says so. The core of GET /web/urls and GET /web/scrape/sitemap.
+ *
+ * 1. Host variants (apex and `www.`, https and http) are probed through their robots.txt; redirects between them fold
+ *    into the origins that really serve the site.
+ * 2. Sitemaps: robots.txt `Sitemap:` lines and common locations (`/sitemap.xml`, `/sitemap_index.xml`, ...) on every
+ *    live origin, or only the given `sitemapUrl`; indexes to any depth with a loop guard; gzip, text sitemaps, RSS and
+ *    Atom feeds; up to the protocol's 50 MB per file (larger ones are skipped with a warning, the rest still used).
+ * 3. When sitemaps are missing or thin, a bounded same-site link crawl that respects robots.txt (which never removes
+ *    a URL a sitemap lists).
+ * 4. Normalisation and dedupe ({@link UrlNormal}), scope (`includeSubdomains`), `urlRegex` (RE2), then `search`
+ *    ranking ({@link UrlSearch}) and `maxLinks` (up to 100,000; no hidden cap).
+ *
+ * With a {@link UrlIndex} in context, found URLs are recorded there and come back with the metadata it holds.
+ *
+ * @since 0.1.0
+ */
+import { Cause, Effect, Exit, Layer, Option } from "effect"
+import * as Deadline from "./Deadline.js"
+import { type InvalidRequest, type RequestTimeout, WebsiteError } from "./Errors.js"
+import * as Fetcher from "./Fetcher.js"
+import { Collector, type Meta, type Progress } from "./internal/discovery/collector.js"
+import { crawl } from "./internal/discovery/linkCrawl.js"
+import { probe } from "./internal/discovery/origins.js"
+import { check, limits } from "./internal/discovery/request.js"
+import { commonLocations, type Source, walk } from "./internal/discovery/sitemapWalk.js"
+import { UrlIndex, type UrlFacts } from "./UrlIndex.js"
+import * as UrlSearch from "./UrlSearch.js"
+
+export type { Progress } from "./internal/discovery/collector.js"
+
+/** The ranges of the contract: `maxLinks` 1 to 100,000 (default 10,000), `urlRegex` ≤ 256, `search` 2 to 200. */
+export { limits }
+
+/** A map request. @category models */
+export interface DiscoverOptions {
+  /** `example.com`, `www.example.com` or a URL on the site. */
+  readonly domain: string
+  /** Also keep URLs on subdomains (default false; the `www.` twin is always kept). */
+  readonly includeSubdomains?: boolean | undefined
+  /** 1 to 100,000; default 10,000. */
+  readonly maxLinks?: number | undefined
+  /** RE2 pattern, at most 256 characters; only URLs it matches (anywhere) are kept and counted. */
+  readonly urlRegex?: string | undefined
+  /** 2 to 200 characters: keep URLs about the phrase, most relevant first. */
+  readonly search?: string | undefined
+  /** Read this sitemap (and what it leads to) instead of discovering. */
+  readonly sitemapUrl?: string | undefined
+  /** Headers forwarded to the site. */
+  readonly headers?: Readonly<Record<string, string>> | undefined
+  /** The request's budget (default 60,000 ms, `fail`); `return-partial` returns what was found when it runs out. */
+  readonly timeout?: { readonly milliseconds: number; readonly behavior?: Deadline.Behavior } | undefined
+  /** Link crawl: `"auto"` (default) when sitemaps gave fewer than 100 URLs, `"always"`, or `"never"`. */
+  readonly crawl?: "auto" | "always" | "never" | undefined
+  /** Pages the link crawl fetches at most (default 100). */
+  readonly maxCrawlPages?: number | undefined
+  /** Read and record the {@link UrlIndex} when one is provided (default true; false for zero data retention). */
+  readonly useIndex?: boolean | undefined
+  /** Called as the map grows (about every 200 ms while busy, and once at the end). */
+  readonly onProgress?: ((progress: Progress) => void) | undefined
+}
+
+/** One URL of the map, with what is known about its page. @category models */
+export interface MappedUrl extends UrlFacts {}
+
+/** The `meta` of GET /web/scrape/sitemap, plus how many pages the crawl fetched. @category models */
+export type DiscoveryMeta = Readonly<Meta>
+
+/** A finished map. @category models */
+export interface Discovery {
+  readonly domain: string
+  readonly urls: ReadonlyArray<MappedUrl>
+  readonly meta: DiscoveryMeta
+  /** True when the deadline cut the map short (`return-partial`). */
+  readonly partial: boolean
+}
+
+/** The errors a map can end with. @category errors */
+export type DiscoveryError = InvalidRequest | WebsiteError | RequestTimeout
+
+// Fewer sitemap URLs than this (or than maxLinks) counts as thin: the link crawl then looks for more.
+const THIN = 100
+const DEFAULT_CRAWL_PAGES = 100
+
+/** Gathers into the collector: sitemaps (discovered or given), then the crawl when they were thin. */
+const gather = (options: DiscoverOptions, domain: string, sitemapUrl: string | undefined, collector: Collector) =>
+  Effect.gen(function*() {
+    const headers = options.headers
+    if (sitemapUrl !== undefined) {
+      yield* walk([{ url: sitemapUrl, declared: true }], { collector, headers })
+      return
+    }
+    const found = yield* probe(domain, headers)
+    if (found.live.length === 0) {
+      return yield* Effect.fail(
+        found.failure ?? new WebsiteError({ reason: "Unreachable", url: `https://${domain}/`, detail: "no host variant answered" })
+      )
+    }
+    const sources: Array<Source> = []
+    for (const origin of found.live) for (const url of origin.robots.sitemaps) sources.push({ url, declared: true })
+    for (const origin of found.live) for (const path of commonLocations) sources.push({ url: origin.origin + path, declared: false })
+    yield* walk(sources, { collector, headers })
+    const mode = options.crawl ?? "auto"
+    const thin = collector.size < Math.min(THIN, collector.options.limit ?? THIN)
+    if (mode === "always" || (mode === "auto" && thin && !collector.full)) {
+      yield* crawl({ collector, origins: found.live, maxPages: options.maxCrawlPages ?? DEFAULT_CRAWL_PAGES, headers })
+    }
+  })
+
+/** Joins the index (when there is one and it may be used), ranks for `search`, and applies `maxLinks`. */
+const finish = (options: DiscoverOptions, domain: string, search: string | undefined, maxLinks: number, collector: Collector) =>
+  Effect.gen(function*() {
+    let urls: Array<MappedUrl> = [...collector.urls.values()]
+    const index = options.useIndex === false ? Option.none() : yield* Effect.serviceOption(UrlIndex)
+    if (Option.isSome(index)) {
+      yield* index.value.record(domain, urls)
+      const stored = yield* index.value.lookup(domain, urls.map((u) => u.url))
+      urls = urls.map((u) => {
+        const known = stored.get(u.url)
+        return known === undefined ? u : { ...strip(known), ...u, ...pick(known) }
+      })
+    }
+    if (search !== undefined) urls = UrlSearch.search(urls, search)
+    return urls.length > maxLinks ? urls.slice(0, maxLinks) : urls
+  })
+
+// The index's bookkeeping fields are not part of a mapped URL.
+const strip = ({ seenAt: _s, enrichedAt: _e, ...facts }: UrlFacts & { seenAt?: number; enrichedAt?: number }): UrlFacts => facts
+const pick = (known: UrlFacts): Partial<UrlFacts> => {
+  const out: Record<string, unknown> = {}
+  for (const key of ["title", "description", "keywords", "language"] as const) if (known[key] !== undefined) out[key] = known[key]
+  return out
+}
+
+/** Maps a site (see the module documentation). */
+export const discover = (options: DiscoverOptions): Effect.Effect<Discovery, DiscoveryError, Fetcher.Fetcher> =>
+  Effect.gen(function*() {
+    const checked = yield* check({
+      domain: options.domain,
+      maxLinks: options.maxLinks,
+      urlRegex: options.urlRegex,
+      search: options.search,
+      sitemapUrl: options.sitemapUrl,
+      timeoutMs: options.timeout?.milliseconds
+    })
+    const { domain, maxLinks, search } = checked
+    const collector = new Collector({
+      domain,
+      includeSubdomains: options.includeSubdomains ?? false,
+      accepts: checked.accepts,
+      // Ranking needs every candidate; without it, gathering stops at maxLinks.
+      limit: search === undefined ? maxLinks : undefined,
+      onProgress: options.onProgress
+    })
+    const deadline = yield* Deadline.make(checked.timeoutMs, options.timeout?.behavior ?? "fail")
+    const gathered = yield* Deadline.gather(deadline, gather(options, domain, checked.sitemapUrl, collector))
+    const partial = Option.isNone(gathered)
+    if (partial && (deadline.behavior === "fail" || collector.size === 0)) {
+      return yield* Effect.fail(
+        Deadline.expired(deadline, collector.size === 0 ? "no URLs were found in time" : `mapping ${domain}`)
+      )
+    }
+    const urls = yield* Deadline.finish(deadline, finish(options, domain, search, maxLinks, collector))
+    collector.report(true)
+    return { domain, urls, meta: { ...collector.meta, errors: [...collector.meta.errors] }, partial }
+  })
+
+/** Maps a site with a Fetcher configured from the environment (`SIFT_*`) or the given layer; rejects with the tagged error. */
+export const mapUrls = async (
+  options: DiscoverOptions,
+  layer: Layer.Layer<Fetcher.Fetcher, unknown> = Fetcher.layerConfig
+): Promise<Discovery> => {
+  const exit = await Effect.runPromiseExit(Effect.provide(discover(options), layer))
+  if (Exit.isSuccess(exit)) return exit.value
+  throw Cause.squash(exit.cause)
+}

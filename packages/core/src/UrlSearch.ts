@@ -1,0 +1,122 @@
+/**
+ * Relevance ranking of a site's URLs for a search phrase (`search` of GET /web/urls): BM25 over the words of the URL
+ * path, the page title, description and keywords, with the fields weighted (BM25F-style: weighted term counts, one
+ * length normalisation). Only URLs matching at least one word of the phrase are kept, most relevant first.
+ *
+ * Words are lower-cased, accents folded and a plural `s` dropped, so `/blog/pricing-plans` matches "pricing plan".
+ * URLs without metadata still rank by their path words; enrichment only sharpens the order.
+ *
+ * @since 0.1.0
+ */
+
+/** What is searched for one URL. @category models */
+export interface SearchDocument {
+  readonly url: string
+  readonly title?: string | undefined
+  readonly description?: string | undefined
+  readonly keywords?: ReadonlyArray<string> | undefined
+}
+
+/** A document with its score. @category models */
+export interface Ranked<D> {
+  readonly document: D
+  readonly score: number
+}
+
+/** How much one occurrence counts in each field: a word in the title says more than one in the description. */
+export const fieldWeights = { url: 2, title: 3, keywords: 2, description: 1 } as const
+
+const K1 = 1.2
+const B = 0.75
+
+// Words every URL or page shares; they carry no relevance.
+const stopWords = new Set([
+  "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "is", "it", "of", "on", "or", "the", "to",
+  "with", "www", "http", "https", "html", "htm", "php", "aspx", "index"
+])
+
+const stem = (word: string): string => {
+  if (word.length > 4 && word.endsWith("ies")) return `${word.slice(0, -3)}y`
+  if (word.length > 3 && word.endsWith("s") && !word.endsWith("ss") && !word.endsWith("us")) return word.slice(0, -1)
+  return word
+}
+
+/** The search words of a text: lower-case, accents folded, split at anything not a letter or digit, light stemming. */
+export const tokenize = (text: string): Array<string> => {
+  const out: Array<string> = []
+  const folded = text.normalize("NFKD").replace(/\p{M}+/gu, "").toLowerCase()
+  for (const word of folded.split(/[^\p{L}\p{N}]+/u)) {
+    if (word === "" || stopWords.has(word)) continue
+    out.push(stem(word))
+  }
+  return out
+}
+
+/** The words of a URL's path and query (percent-decoded; camelCase split), not its host. */
+export const urlWords = (url: string): Array<string> => {
+  let text = url
+  try {
+    const parsed = new URL(url)
+    text = `${parsed.pathname} ${parsed.search}`
+  } catch {
+    // Not a URL: search the text as it is.
+  }
+  try {
+    text = decodeURIComponent(text)
+  } catch {
+    // Malformed escapes: keep the raw text.
+  }
+  return tokenize(text.replace(/([a-z])([A-Z])/g, "$1 $2"))
+}
+
+interface Weighted {
+  readonly counts: Map<string, number>
+  readonly length: number
+}
+
+const weigh = (document: SearchDocument): Weighted => {
+  const counts = new Map<string, number>()
+  let length = 0
+  const add = (words: ReadonlyArray<string>, weight: number) => {
+    for (const word of words) {
+      counts.set(word, (counts.get(word) ?? 0) + weight)
+      length += weight
+    }
+  }
+  add(urlWords(document.url), fieldWeights.url)
+  if (document.title !== undefined) add(tokenize(document.title), fieldWeights.title)
+  if (document.keywords !== undefined) add(tokenize(document.keywords.join(" ")), fieldWeights.keywords)
+  if (document.description !== undefined) add(tokenize(document.description), fieldWeights.description)
+  return { counts, length }
+}
+
+/** Scores every document for `query` (BM25F); documents sharing no word with it are left out. Best first, stable. */
+export const rank = <D extends SearchDocument>(documents: ReadonlyArray<D>, query: string): Array<Ranked<D>> => {
+  const terms = [...new Set(tokenize(query))]
+  if (terms.length === 0 || documents.length === 0) return []
+  const weighted = documents.map(weigh)
+  const averageLength = weighted.reduce((sum, w) => sum + w.length, 0) / weighted.length || 1
+  const idf = new Map<string, number>()
+  for (const term of terms) {
+    let containing = 0
+    for (const w of weighted) if (w.counts.has(term)) containing++
+    idf.set(term, Math.log(1 + (documents.length - containing + 0.5) / (containing + 0.5)))
+  }
+  const ranked: Array<Ranked<D> & { readonly order: number }> = []
+  for (let i = 0; i < documents.length; i++) {
+    const w = weighted[i]!
+    let score = 0
+    for (const term of terms) {
+      const tf = w.counts.get(term)
+      if (tf === undefined) continue
+      score += idf.get(term)! * (tf * (K1 + 1)) / (tf + K1 * (1 - B + B * (w.length / averageLength)))
+    }
+    if (score > 0) ranked.push({ document: documents[i]!, score, order: i })
+  }
+  ranked.sort((a, b) => b.score - a.score || a.order - b.order)
+  return ranked.map(({ document, score }) => ({ document, score }))
+}
+
+/** The documents about `query`, most relevant first (see {@link rank}). */
+export const search = <D extends SearchDocument>(documents: ReadonlyArray<D>, query: string): Array<D> =>
+  rank(documents, query).map((r) => r.document)

@@ -1,0 +1,128 @@
+/**
+ * Walks sitemaps: fetches each (up to the protocol's 50 MB), reads it, adds its URLs to the collector and follows
+ * sitemap indexes to any depth. Every sitemap URL is visited once (the loop guard: an index listing itself or an
+ * ancestor is read once), fetches share a fixed number of connections, and walking stops once `maxLinks` is met.
+ *
+ * Sources are either declared (robots.txt `Sitemap:`, a given `sitemapUrl`, an index entry: their failures are
+ * reported in `meta.errors`) or guessed (common locations: a 404 there is just absence, not an error).
+ */
+import { Effect } from "effect"
+import { Fetcher } from "../../Fetcher.js"
+import { normalize } from "../../UrlNormal.js"
+import type { Collector } from "./collector.js"
+import { MAX_SITEMAP_BYTES, read, type Read, Unreadable } from "./sitemapRead.js"
+
+/** A sitemap or feed to read. */
+export interface Source {
+  readonly url: string
+  /** True when something named it; false for a guessed common location. */
+  readonly declared: boolean
+}
+
+/** Paths tried on every live origin besides what robots.txt declares: sitemaps first, then feeds. */
+export const commonLocations: ReadonlyArray<string> = [
+  "/sitemap.xml",
+  "/sitemap_index.xml",
+  "/sitemap-index.xml",
+  "/sitemap.xml.gz",
+  "/wp-sitemap.xml",
+  "/sitemap.txt",
+  "/feed",
+  "/rss.xml",
+  "/atom.xml",
+  "/feed.xml",
+  "/index.xml"
+]
+
+/** Sitemaps read per discovery at most: a guard against generated index graphs, reported when reached. */
+export const MAX_SITEMAPS = 20_000
+
+/** Sitemaps fetched at once. */
+export const CONCURRENCY = 8
+
+interface WalkOptions {
+  readonly collector: Collector
+  readonly headers: Readonly<Record<string, string>> | undefined
+}
+
+/** Reads `sources` and everything their indexes lead to. Never fails: problems go to `meta.errors`. */
+export const walk = (sources: ReadonlyArray<Source>, options: WalkOptions): Effect.Effect<void, never, Fetcher> =>
+  Effect.gen(function*() {
+    const fetcher = yield* Fetcher
+    const { collector, headers } = options
+    const meta = collector.meta
+    const visited = new Set<string>()
+    const permits = yield* Effect.makeSemaphore(CONCURRENCY)
+
+    const load = (url: string) =>
+      fetcher.fetch({ url, headers, maxBytes: MAX_SITEMAP_BYTES }).pipe(
+        Effect.flatMap((response) =>
+          Effect.tryPromise({ try: () => read(response.body), catch: (error) => error as Unreadable })
+        ),
+        Effect.either
+      )
+
+    const use = (source: Source, result: Read, url: string): ReadonlyArray<Source> => {
+      if (result.kind === "none") {
+        if (source.declared) {
+          meta.sitemapsSkipped++
+          collector.error(source.url, "not a sitemap or feed; skipped")
+        }
+        return []
+      }
+      if (!source.declared) meta.sitemapsDiscovered++
+      meta.sitemapsFetched++
+      if (result.damage !== undefined) {
+        collector.error(source.url, `${result.damage}; used the ${result.entries.length} entries before it`)
+      }
+      if (result.kind === "index") {
+        // Relative entries are not in the protocol, but they occur; they mean what a browser would make of them.
+        return result.entries.map((entry) => ({ url: normalize(entry.loc, url) ?? entry.loc, declared: true }))
+      }
+      for (const entry of result.entries) {
+        if (collector.full) break
+        collector.add(entry.loc, source.url, entry.lastmod === undefined ? undefined : { lastmod: entry.lastmod })
+      }
+      return []
+    }
+
+    const visit = (source: Source): Effect.Effect<void, never, never> =>
+      Effect.suspend(() => {
+        const url = normalize(source.url)
+        if (url === undefined) {
+          if (source.declared) collector.error(source.url, "not an http(s) URL; skipped")
+          return Effect.void
+        }
+        if (visited.has(url)) return Effect.void
+        visited.add(url)
+        if (source.declared) meta.sitemapsDiscovered++
+        if (collector.full || visited.size > MAX_SITEMAPS) {
+          if (source.declared) meta.sitemapsSkipped++
+          if (visited.size === MAX_SITEMAPS + 1) collector.error(url, `more than ${MAX_SITEMAPS} sitemaps; the rest skipped`)
+          return Effect.void
+        }
+        return permits.withPermits(1)(load(url)).pipe(
+          Effect.flatMap((outcome) => {
+            if (outcome._tag === "Right") {
+              const next = use({ url, declared: source.declared }, outcome.right, url)
+              collector.report()
+              return Effect.forEach(next, visit, { concurrency: "unbounded", discard: true })
+            }
+            const error = outcome.left
+            const tooLarge = error instanceof Unreadable
+              ? error.tooLarge
+              : error._tag === "WebsiteError" && error.reason === "TooLarge"
+            if (!source.declared && !tooLarge) return Effect.void // a guessed location that is not there
+            if (!source.declared) meta.sitemapsDiscovered++
+            meta.sitemapsSkipped++
+            collector.error(
+              url,
+              tooLarge ? `larger than the sitemap limit of ${MAX_SITEMAP_BYTES} bytes; skipped` : `${error.message}; skipped`
+            )
+            return Effect.void
+          })
+        )
+      })
+
+    yield* Effect.forEach(sources, visit, { concurrency: "unbounded", discard: true })
+  })

@@ -6,10 +6,14 @@
 
 /** Scrapes one URL with a process-wide scraper configured from the environment. */
 export { scrape } from "./Scraper.js"
+/** Classifies a company (domain, URL or name) into NAICS 2022 codes. */
+export { classifyNaics } from "./NaicsClassification.js"
 
 export * as AddressGuard from "./AddressGuard.js"
 export * as Cache from "./Cache.js"
 export * as Charset from "./Charset.js"
+export * as CompanyEvidence from "./CompanyEvidence.js"
+export * as CompanyResolver from "./CompanyResolver.js"
 export * as Convert from "./Convert.js"
 export * as ContentFilter from "./ContentFilter.js"
 export * as Deadline from "./Deadline.js"
@@ -22,6 +26,9 @@ export * as Images from "./Images.js"
 export * as MainContent from "./MainContent.js"
 export * as Markdown from "./Markdown.js"
 export * as Metadata from "./Metadata.js"
+export * as Naics from "./Naics.js"
+export * as NaicsClassification from "./NaicsClassification.js"
+export * as NaicsClassifier from "./NaicsClassifier.js"
 export * as ParseDocument from "./ParseDocument.js"
 export * as ParseRules from "./ParseRules.js"
 export * as Pipeline from "./Pipeline.js"

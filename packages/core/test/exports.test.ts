@@ -4,9 +4,9 @@ import * as Core from "../src/index.js"
 describe("@sift/core exports", () => {
   it("exposes exactly the public modules and the scrape function", () => {
     expect(Object.keys(Core).sort()).toEqual([
-      "AddressGuard", "Cache", "Charset", "ContentFilter", "Convert", "Deadline", "Errors", "Fetcher", "HostRules", "Html",
-      "HtmlFormat", "Images", "MainContent", "Markdown", "Metadata", "ParseDocument", "ParseRules", "Pipeline", "ScrapeRequest",
-      "ScrapeResult", "Scraper", "scrape"
+      "AddressGuard", "Cache", "Charset", "CompanyEvidence", "CompanyResolver", "ContentFilter", "Convert", "Deadline", "Errors", "Fetcher", "HostRules", "Html",
+      "HtmlFormat", "Images", "MainContent", "Markdown", "Metadata", "Naics", "NaicsClassification", "NaicsClassifier", "ParseDocument", "ParseRules", "Pipeline", "ScrapeRequest",
+      "ScrapeResult", "Scraper", "classifyNaics", "scrape"
     ])
     expect(typeof Core.scrape).toBe("function")
   })

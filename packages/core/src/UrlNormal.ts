@@ -22,11 +22,11 @@ const isTracking = (name: string): boolean => {
 }
 
 /**
- * The URL in normal form, or `undefined` when it is not an absolute (or `base`-relative) http(s) URL: host lower-case
- * and IDNA-encoded, default port and fragment dropped, dot segments resolved, tracking parameters removed (the other
- * parameters keep their order), an empty `?` dropped.
+ * The URL in normal form as a `URL`, or `undefined` when it is not an absolute (or `base`-relative) http(s) URL: host
+ * lower-case and IDNA-encoded, default port, credentials and fragment dropped, dot segments resolved, tracking
+ * parameters removed (the other parameters keep their order), an empty `?` dropped.
  */
-export const normalize = (raw: string, base?: string | URL): string | undefined => {
+export const parse = (raw: string, base?: string | URL): URL | undefined => {
   let url: URL
   try {
     url = new URL(raw.trim(), base)
@@ -35,9 +35,12 @@ export const normalize = (raw: string, base?: string | URL): string | undefined 
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") return undefined
   if (url.hostname === "") return undefined
-  url.hash = ""
-  url.username = ""
-  url.password = ""
+  // Setters re-serialise the URL: only touch what is there (most sitemap URLs need nothing).
+  if (url.hash !== "") url.hash = ""
+  if (url.username !== "" || url.password !== "") {
+    url.username = ""
+    url.password = ""
+  }
   if (url.search !== "") {
     const params = url.searchParams
     let tracked = false
@@ -50,11 +53,15 @@ export const normalize = (raw: string, base?: string | URL): string | undefined 
     if (tracked) {
       for (const name of [...params.keys()]) if (isTracking(name)) params.delete(name)
     }
-    if (url.search === "?") url.search = ""
   }
-  // `new URL` keeps a lone trailing `?`; `href` then ends with it.
-  const href = url.href
-  return href.endsWith("?") ? href.slice(0, -1) : href
+  return url
+}
+
+/** The URL in normal form as text (see {@link parse}); `undefined` when it is not an http(s) URL. */
+export const normalize = (raw: string, base?: string | URL): string | undefined => {
+  const href = parse(raw, base)?.href
+  // `new URL` keeps a lone trailing `?`.
+  return href !== undefined && href.endsWith("?") ? href.slice(0, -1) : href
 }
 
 /** The host without one leading `www.`: the site a host belongs to. */
@@ -91,10 +98,10 @@ export const domainOf = (input: string): string | undefined => {
  * Whether `url` belongs to the site of `domain`: same host, or its `www.` twin (either way round), or, with
  * `includeSubdomains`, any host under it.
  */
-export const inScope = (url: string, domain: string, includeSubdomains: boolean): boolean => {
+export const inScope = (url: string | URL, domain: string, includeSubdomains: boolean): boolean => {
   let host: string
   try {
-    host = siteHost(new URL(url).hostname)
+    host = siteHost(typeof url === "string" ? new URL(url).hostname : url.hostname)
   } catch {
     return false
   }

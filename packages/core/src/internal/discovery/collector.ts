@@ -5,7 +5,7 @@
  * role the style guide gives a `Ref`: fibers of the same discovery only ever add to it).
  */
 import type { UrlFacts } from "../../UrlIndex.js"
-import { dedupeKey, inScope, normalize } from "../../UrlNormal.js"
+import { dedupeKey, inScope, parse } from "../../UrlNormal.js"
 
 /** Counters reported as `meta` of GET /web/scrape/sitemap, plus crawl figures. */
 export interface Meta {
@@ -60,8 +60,10 @@ export class Collector {
 
   /** Adds one URL (relative to `base` if given); false when it was unusable, out of scope, filtered, or already known. */
   add(raw: string, base: string | undefined, facts?: Omit<UrlFacts, "url">): boolean {
-    const url = normalize(raw, base)
-    if (url === undefined) return false
+    const parsed = parse(raw, base)
+    if (parsed === undefined) return false
+    const href = parsed.href
+    const url = href.endsWith("?") ? href.slice(0, -1) : href
     const key = dedupeKey(url)
     const known = this.urls.get(key)
     if (known !== undefined) {
@@ -71,9 +73,9 @@ export class Collector {
       return false
     }
     if (this.full) return false
-    if (!inScope(url, this.options.domain, this.options.includeSubdomains)) return false
+    if (!inScope(parsed, this.options.domain, this.options.includeSubdomains)) return false
     if (!this.options.accepts(url)) return false
-    this.urls.set(key, facts === undefined ? { url } : { ...defined(facts), url })
+    this.urls.set(key, facts === undefined ? { url } : { url, ...defined(facts) })
     return true
   }
 
@@ -105,6 +107,11 @@ export class Collector {
 
 const defined = (facts: Omit<UrlFacts, "url"> | undefined): Partial<UrlFacts> => {
   const out: Record<string, unknown> = {}
-  if (facts !== undefined) for (const [k, v] of Object.entries(facts)) if (v !== undefined) out[k] = v
+  if (facts !== undefined) {
+    for (const key in facts) {
+      const value = facts[key as keyof typeof facts]
+      if (value !== undefined) out[key] = value
+    }
+  }
   return out as Partial<UrlFacts>
 }

@@ -3,13 +3,12 @@
  * text sitemaps (one URL a line), RSS 2.0 / RSS 1.0 and Atom feeds, each possibly gzip-compressed on disk (`.xml.gz`
  * served as a file rather than with `Content-Encoding`). Decompression is capped at the protocol's 50 MB.
  *
- * fast-xml-parser reads well-formed XML; a document it rejects (truncated, broken markup) is read again by
- * htmlparser2's forgiving XML mode, which keeps every entry up to the damage, and the failure is reported alongside.
+ * XML goes through the forgiving scanner of `xmlScan.ts`: a damaged document (truncated, broken markup) gives every
+ * entry complete before the damage, and the damage is reported alongside.
  */
-import { XMLParser } from "fast-xml-parser"
-import { Parser } from "htmlparser2"
 import { promisify } from "node:util"
 import { gunzip } from "node:zlib"
+import { scan } from "./xmlScan.js"
 
 /** The sitemap protocol's limit on an uncompressed sitemap file. */
 export const MAX_SITEMAP_BYTES = 50 * 1024 * 1024
@@ -53,114 +52,80 @@ const inflate = async (bytes: Uint8Array): Promise<Uint8Array> => {
   }
 }
 
-const listTags = new Set(["url", "sitemap", "item", "entry", "link"])
+type Kind = Read["kind"]
 
-const xml = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: "@",
-  removeNSPrefix: true,
-  parseTagValue: false,
-  parseAttributeValue: false,
-  trimValues: true,
-  processEntities: true,
-  htmlEntities: true,
-  isArray: (name) => listTags.has(name)
-})
+const rootKinds: Record<string, Kind> = { urlset: "urls", sitemapindex: "index", rss: "feed", RDF: "feed", feed: "feed" }
+// The element each kind lists entries in, and the child holding an entry's date.
+const entryElements = new Set(["url", "sitemap", "item", "entry"])
+const dateElements = new Set(["lastmod", "pubDate", "date", "updated"])
 
-type Node = Record<string, unknown>
-
-const text = (value: unknown): string | undefined => {
-  if (typeof value === "string") return value.trim() || undefined
-  if (typeof value === "object" && value !== null && typeof (value as Node)["#text"] === "string") {
-    return ((value as Node)["#text"] as string).trim() || undefined
-  }
-  return undefined
-}
-
-const asList = (value: unknown): ReadonlyArray<Node> =>
-  Array.isArray(value) ? (value as Array<Node>) : typeof value === "object" && value !== null ? [value as Node] : []
-
-/** Entries of a parsed document tree, by its root element. */
-const fromTree = (tree: Node): Read => {
-  if (tree["urlset"] !== undefined) {
-    const entries: Array<Entry> = []
-    for (const url of asList((tree["urlset"] as Node)?.["url"])) {
-      const loc = text(url["loc"])
-      if (loc !== undefined) entries.push({ loc, lastmod: text(url["lastmod"]) })
-      // hreflang alternates (`xhtml:link rel="alternate"`): the same page in other languages, often listed nowhere else.
-      for (const link of asList(url["link"])) {
-        const href = link["@href"]
-        if (typeof href === "string" && link["@rel"] === "alternate") entries.push({ loc: href.trim() })
-      }
-    }
-    return { kind: "urls", entries }
-  }
-  if (tree["sitemapindex"] !== undefined) {
-    const entries: Array<Entry> = []
-    for (const sitemap of asList((tree["sitemapindex"] as Node)?.["sitemap"])) {
-      const loc = text(sitemap["loc"])
-      if (loc !== undefined) entries.push({ loc, lastmod: text(sitemap["lastmod"]) })
-    }
-    return { kind: "index", entries }
-  }
-  const rss = (tree["rss"] as Node | undefined)?.["channel"] as Node | undefined
-  const rdf = tree["RDF"] as Node | undefined
-  if (rss !== undefined || rdf !== undefined) {
-    const items = asList(rss !== undefined ? rss["item"] : rdf!["item"])
-    const entries: Array<Entry> = []
-    for (const item of items) {
-      const loc = asList(item["link"]).map(text).find((l) => l !== undefined)
-      if (loc !== undefined) entries.push({ loc, lastmod: text(item["pubDate"]) ?? text(item["date"]) })
-    }
-    return { kind: "feed", entries }
-  }
-  if (tree["feed"] !== undefined) {
-    const entries: Array<Entry> = []
-    for (const entry of asList((tree["feed"] as Node)["entry"])) {
-      const links = asList(entry["link"])
-      const link = links.find((l) => l["@rel"] === undefined || l["@rel"] === "alternate") ?? links[0]
-      const href = link?.["@href"]
-      if (typeof href === "string") entries.push({ loc: href.trim(), lastmod: text(entry["updated"]) })
-    }
-    return { kind: "feed", entries }
-  }
-  return { kind: "none", entries: [] }
-}
-
-/** Forgiving second pass over damaged XML: every complete `loc` (or feed `link`) before the damage. */
-const recover = (source: string, damage: string): Read => {
+/** Reads an XML sitemap, index or feed with the forgiving scanner; damage keeps the entries complete before it. */
+const readXml = (source: string): Read => {
+  let kind: Kind | undefined
   const entries: Array<Entry> = []
-  const stack: Array<string> = []
-  let buffer: string | undefined
-  let index = false
-  let feed = false
-  const parser = new Parser({
-    onopentag: (name, attributes) => {
-      const local = name.slice(name.indexOf(":") + 1).toLowerCase()
-      if (local === "sitemapindex") index = true
-      if (local === "rss" || local === "feed" || local === "rdf") feed = true
-      const parent = stack[stack.length - 1]
-      if (local === "loc" || (local === "link" && (parent === "item" || parent === "entry"))) {
-        if (attributes["href"] !== undefined) entries.push({ loc: attributes["href"].trim() })
-        else buffer = ""
+  let depth = 0
+  let inEntry = false
+  let entryDepth = 0
+  let loc: string | undefined
+  let lastmod: string | undefined
+  // Text of the element being captured (`loc`, an RSS `link`, a date), if any.
+  let capture: "loc" | "date" | undefined
+  let buffer = ""
+  const flush = () => {
+    if (loc !== undefined && loc !== "") entries.push({ loc, lastmod })
+    loc = undefined
+    lastmod = undefined
+  }
+  const damage = scan(source, {
+    open: (name, attribute, selfClosing) => {
+      depth++
+      if (depth === 1) kind = Object.hasOwn(rootKinds, name) ? rootKinds[name]! : "none"
+      if (kind === "none") return
+      if (entryElements.has(name)) {
+        inEntry = true
+        entryDepth = depth
+        loc = undefined
+        lastmod = undefined
+        return
       }
-      stack.push(local)
+      // Only the entry's own children: an `image:loc` inside a `url` is the image, not the page.
+      if (!inEntry || depth !== entryDepth + 1) return
+      if (name === "loc") capture = "loc"
+      else if (name === "link") {
+        const href = attribute("href")
+        if (href === undefined) {
+          if (!selfClosing && loc === undefined) capture = "loc" // RSS: <link>url</link>
+        } else {
+          const rel = attribute("rel")
+          // Atom: the entry's own link; sitemap `xhtml:link` alternates: the page in other languages.
+          if (kind === "feed" && (rel === undefined || rel === "alternate") && loc === undefined) loc = href.trim()
+          else if (kind === "urls" && rel === "alternate") entries.push({ loc: href.trim() })
+        }
+      } else if (dateElements.has(name) && lastmod === undefined) capture = "date"
+      buffer = ""
     },
-    ontext: (chunk) => {
-      if (buffer !== undefined) buffer += chunk
+    text: (text) => {
+      buffer += text
     },
-    onclosetag: () => {
-      const local = stack.pop()
-      if (buffer !== undefined && (local === "loc" || local === "link")) {
-        const loc = buffer.trim()
-        if (loc !== "") entries.push({ loc })
-        buffer = undefined
+    wantsText: () => capture !== undefined,
+    close: (name) => {
+      depth--
+      if (capture !== undefined) {
+        const value = buffer.trim()
+        if (capture === "loc" && loc === undefined) loc = value
+        else if (capture === "date") lastmod = value === "" ? undefined : value
+        capture = undefined
+        buffer = ""
+      }
+      if (entryElements.has(name) && inEntry && depth === entryDepth - 1) {
+        flush()
+        inEntry = false
       }
     }
-  }, { xmlMode: true, decodeEntities: true, recognizeCDATA: true })
-  parser.write(source)
-  // Not `end()`: an element left open by truncation must not be completed with half a URL.
-  return { kind: index ? "index" : feed ? "feed" : "urls", entries, damage }
+  })
+  // An entry whose `loc` was complete before the damage is still an entry.
+  if (damage !== undefined && inEntry) flush()
+  return { kind: kind ?? "none", entries, damage: damage === undefined || kind === "none" ? undefined : `malformed XML: ${damage}` }
 }
 
 const decoder = new TextDecoder("utf-8")
@@ -182,11 +147,5 @@ export const read = async (body: Uint8Array): Promise<Read> => {
   // An HTML page where a sitemap was expected (soft 404): not worth an XML parse, and not damage.
   const head = source.slice(start, start + 512).toLowerCase()
   if (head.startsWith("<!doctype html") || head.startsWith("<html")) return { kind: "none", entries: [] }
-  let tree: Node
-  try {
-    tree = xml.parse(source) as Node
-  } catch (error) {
-    return recover(source, `malformed XML: ${(error as Error).message}`)
-  }
-  return fromTree(tree)
+  return readXml(source)
 }

@@ -1,0 +1,51 @@
+/**
+ * One measured map in a fresh process (so peak RSS is this contender's alone): `sift` runs `UrlDiscovery.discover`
+ * end to end on the domain (host probing, robots.txt, common locations, index, gzip parts, normalisation, dedupe);
+ * `bare` fetches the known index and its parts with undici, gunzips and parses them with fast-xml-parser and collects
+ * the `<loc>`s: the floor a map cannot go below. Prints one JSON line: { ms, urls, maxRssMb }.
+ *
+ * Usage (from run.ts): node --import tsx bench/map/worker.ts sift|bare PORT
+ */
+import { Effect } from "effect"
+import { XMLParser } from "fast-xml-parser"
+import { promisify } from "node:util"
+import { gunzip } from "node:zlib"
+import { Agent, request } from "undici"
+import * as Fetcher from "../../packages/core/src/Fetcher.js"
+import * as UrlDiscovery from "../../packages/core/src/UrlDiscovery.js"
+
+const [contender, portText] = process.argv.slice(2)
+const port = Number(portText)
+const domain = "bench.test"
+
+const bare = async (): Promise<number> => {
+  const agent = new Agent({ connections: 8 })
+  const parser = new XMLParser({ isArray: (name) => name === "url" || name === "sitemap" })
+  const unzip = promisify(gunzip)
+  const get = async (path: string): Promise<Buffer> => {
+    const response = await request(`http://127.0.0.1:${port}${path}`, { dispatcher: agent, headers: { host: domain } })
+    return Buffer.from(await response.body.arrayBuffer())
+  }
+  const index = parser.parse((await get("/sitemap_index.xml")).toString("utf8"))
+  const parts: Array<string> = index.sitemapindex.sitemap.map((s: { loc: string }) => new URL(s.loc).pathname)
+  const urls: Array<string> = []
+  await Promise.all(parts.map(async (path) => {
+    const xml = (await unzip(await get(path))).toString("utf8")
+    for (const url of parser.parse(xml).urlset.url) urls.push(url.loc)
+  }))
+  await agent.close()
+  return urls.length
+}
+
+const sift = async (): Promise<number> => {
+  const layer = Fetcher.layer({ hostRules: `MAP ${domain} 127.0.0.1:${port}, MAP www.${domain} 127.0.0.1:${port}`, allowPrivateTargets: true })
+  const result = await Effect.runPromise(
+    Effect.provide(UrlDiscovery.discover({ domain, maxLinks: 100_000 }), layer)
+  )
+  return result.urls.length
+}
+
+const started = performance.now()
+const urls = contender === "sift" ? await sift() : await bare()
+const ms = performance.now() - started
+console.log(JSON.stringify({ ms, urls, maxRssMb: process.resourceUsage().maxRSS / 1024 }))

@@ -3,7 +3,8 @@
  * path, the page title, description and keywords, with the fields weighted (BM25F-style: weighted term counts, one
  * length normalisation). Only URLs matching at least one word of the phrase are kept, most relevant first.
  *
- * Words are lower-cased, accents folded and a plural `s` dropped, so `/blog/pricing-plans` matches "pricing plan".
+ * Words are lower-cased, accents folded and a plural `s` dropped, so `/blog/pricing-plans` matches "pricing plan"; a
+ * page whose URL or title holds the whole phrase in order ranks above one that merely has its words.
  * URLs without metadata still rank by their path words; enrichment only sharpens the order.
  *
  * @since 0.1.0
@@ -72,6 +73,19 @@ export const urlWords = (url: string): Array<string> => {
 interface Weighted {
   readonly counts: Map<string, number>
   readonly length: number
+  /** URL words and title words, for phrase matching. */
+  readonly sequences: ReadonlyArray<ReadonlyArray<string>>
+}
+
+/** How much a document gains when the whole phrase appears in order in its URL or title. */
+export const PHRASE_BOOST = 1.5
+
+const containsSequence = (words: ReadonlyArray<string>, phrase: ReadonlyArray<string>): boolean => {
+  outer: for (let i = 0; i + phrase.length <= words.length; i++) {
+    for (let j = 0; j < phrase.length; j++) if (words[i + j] !== phrase[j]) continue outer
+    return true
+  }
+  return false
 }
 
 const weigh = (document: SearchDocument): Weighted => {
@@ -83,16 +97,19 @@ const weigh = (document: SearchDocument): Weighted => {
       length += weight
     }
   }
-  add(urlWords(document.url), fieldWeights.url)
-  if (document.title !== undefined) add(tokenize(document.title), fieldWeights.title)
+  const inUrl = urlWords(document.url)
+  const inTitle = document.title === undefined ? [] : tokenize(document.title)
+  add(inUrl, fieldWeights.url)
+  add(inTitle, fieldWeights.title)
   if (document.keywords !== undefined) add(tokenize(document.keywords.join(" ")), fieldWeights.keywords)
   if (document.description !== undefined) add(tokenize(document.description), fieldWeights.description)
-  return { counts, length }
+  return { counts, length, sequences: [inUrl, inTitle] }
 }
 
 /** Scores every document for `query` (BM25F); documents sharing no word with it are left out. Best first, stable. */
 export const rank = <D extends SearchDocument>(documents: ReadonlyArray<D>, query: string): Array<Ranked<D>> => {
-  const terms = [...new Set(tokenize(query))]
+  const phrase = tokenize(query)
+  const terms = [...new Set(phrase)]
   if (terms.length === 0 || documents.length === 0) return []
   const weighted = documents.map(weigh)
   const averageLength = weighted.reduce((sum, w) => sum + w.length, 0) / weighted.length || 1
@@ -111,6 +128,7 @@ export const rank = <D extends SearchDocument>(documents: ReadonlyArray<D>, quer
       if (tf === undefined) continue
       score += idf.get(term)! * (tf * (K1 + 1)) / (tf + K1 * (1 - B + B * (w.length / averageLength)))
     }
+    if (score > 0 && phrase.length > 1 && w.sequences.some((words) => containsSequence(words, phrase))) score *= PHRASE_BOOST
     if (score > 0) ranked.push({ document: documents[i]!, score, order: i })
   }
   ranked.sort((a, b) => b.score - a.score || a.order - b.order)

@@ -68,11 +68,15 @@ const readXml = (source: string): Read => {
   let entryDepth = 0
   let loc: string | undefined
   let lastmod: string | undefined
+  // hreflang alternates of the current entry, listed after it.
+  let alternates: Array<string> = []
   // Text of the element being captured (`loc`, an RSS `link`, a date), if any.
   let capture: "loc" | "date" | undefined
   let buffer = ""
   const flush = () => {
     if (loc !== undefined && loc !== "") entries.push({ loc, lastmod })
+    for (const alternate of alternates) entries.push({ loc: alternate })
+    if (alternates.length > 0) alternates = []
     loc = undefined
     lastmod = undefined
   }
@@ -99,7 +103,7 @@ const readXml = (source: string): Read => {
           const rel = attribute("rel")
           // Atom: the entry's own link; sitemap `xhtml:link` alternates: the page in other languages.
           if (kind === "feed" && (rel === undefined || rel === "alternate") && loc === undefined) loc = href.trim()
-          else if (kind === "urls" && rel === "alternate") entries.push({ loc: href.trim() })
+          else if (kind === "urls" && rel === "alternate") alternates.push(href.trim())
         }
       } else if (dateElements.has(name) && lastmod === undefined) capture = "date"
       buffer = ""

@@ -1,0 +1,91 @@
+import { describe, expect, it } from "@effect/vitest"
+import { gzipSync } from "node:zlib"
+import { MAX_SITEMAP_BYTES, read, Unreadable } from "../../src/internal/discovery/sitemapRead.js"
+import { scan } from "../../src/internal/discovery/xmlScan.js"
+
+const bytes = (text: string) => Buffer.from(text, "utf8")
+
+describe("sitemapRead", () => {
+  it("reads a urlset with lastmod, entities, CDATA, namespaces and hreflang alternates, not image locations", async () => {
+    const result = await read(bytes(`\uFEFF<?xml version="1.0"?>
+<!-- generated -->
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:image="http://www.google.com/schemas/sitemap-image/1.1" xmlns:xhtml="http://www.w3.org/1999/xhtml">
+  <url>
+    <image:image><image:loc>https://e.com/img.png</image:loc></image:image>
+    <loc> https://e.com/a?x=1&amp;y=2 </loc>
+    <lastmod>2024-03-01</lastmod>
+    <xhtml:link rel="alternate" hreflang="de" href="https://e.com/de/a"/>
+  </url>
+  <url><loc><![CDATA[https://e.com/b]]></loc></url>
+  <sm:url xmlns:sm="x"><sm:loc>https://e.com/c&#x2F;d</sm:loc></sm:url>
+</urlset>`))
+    expect(result).toEqual({
+      kind: "urls",
+      entries: [
+        { loc: "https://e.com/a?x=1&y=2", lastmod: "2024-03-01" },
+        { loc: "https://e.com/de/a" },
+        { loc: "https://e.com/b", lastmod: undefined },
+        { loc: "https://e.com/c/d", lastmod: undefined }
+      ],
+      damage: undefined
+    })
+  })
+
+  it("reads sitemap indexes, gzip by magic bytes, text sitemaps, RSS, RDF and Atom", async () => {
+    const index = `<sitemapindex><sitemap><loc>https://e.com/1.xml.gz</loc><lastmod>2024</lastmod></sitemap></sitemapindex>`
+    expect(await read(gzipSync(bytes(index)))).toMatchObject({ kind: "index", entries: [{ loc: "https://e.com/1.xml.gz" }] })
+    expect(await read(bytes("https://e.com/1\r\n# comment\nhttps://e.com/2\n"))).toMatchObject({
+      kind: "text",
+      entries: [{ loc: "https://e.com/1" }, { loc: "https://e.com/2" }]
+    })
+    const rss = `<rss><channel><link>https://e.com/</link><item><link>https://e.com/p1</link><pubDate>Tue</pubDate></item></channel></rss>`
+    expect(await read(bytes(rss))).toMatchObject({ kind: "feed", entries: [{ loc: "https://e.com/p1", lastmod: "Tue" }] })
+    const rdf = `<rdf:RDF><channel><link>https://e.com/</link></channel><item><link>https://e.com/r1</link><dc:date>2024</dc:date></item></rdf:RDF>`
+    expect(await read(bytes(rdf))).toMatchObject({ kind: "feed", entries: [{ loc: "https://e.com/r1", lastmod: "2024" }] })
+    const atom = `<feed><link href="https://e.com/"/><entry><link rel="edit" href="https://e.com/edit/1"/>` +
+      `<link rel="alternate" href="https://e.com/a1"/><updated>2024-01-01</updated></entry></feed>`
+    expect(await read(bytes(atom))).toMatchObject({ kind: "feed", entries: [{ loc: "https://e.com/a1", lastmod: "2024-01-01" }] })
+  })
+
+  it("says 'none' for HTML soft 404s, other XML and empty bodies", async () => {
+    expect((await read(bytes("<!DOCTYPE html><html><body>Not found</body></html>"))).kind).toBe("none")
+    expect((await read(bytes("<?xml version='1.0'?><config><loc>https://e.com/x</loc></config>"))).kind).toBe("none")
+    expect((await read(bytes("   "))).kind).toBe("none")
+    expect((await read(bytes("just words"))).kind).toBe("none")
+  })
+
+  it("keeps the complete entries of damaged XML and reports the damage", async () => {
+    const cut = await read(bytes(`<urlset><url><loc>https://e.com/1</loc></url><url><loc>https://e.com/2</loc><lastm`))
+    expect(cut.entries.map((e) => e.loc)).toEqual(["https://e.com/1", "https://e.com/2"])
+    expect(cut.damage).toMatch(/^malformed XML: tag cut off/)
+    const unclosed = await read(bytes(`<urlset><url><loc>https://e.com/1</loc></url><url><loc>https://e.com/2`))
+    expect(unclosed.entries.map((e) => e.loc)).toEqual(["https://e.com/1"])
+    expect(unclosed.damage).toMatch(/ends inside <loc>/)
+    const stray = await read(bytes(`<urlset><url><loc>https://e.com/1</loc></url></bogus><url><loc>https://e.com/2</loc></url></urlset>`))
+    expect(stray.entries.map((e) => e.loc)).toEqual(["https://e.com/1"])
+    expect(stray.damage).toMatch(/unexpected <\/bogus>/)
+  })
+
+  it("refuses gzip that decompresses past 50 MB, and corrupt gzip", async () => {
+    const bomb = gzipSync(Buffer.alloc(MAX_SITEMAP_BYTES + 1024, " "))
+    await expect(read(bomb)).rejects.toMatchObject({ tooLarge: true })
+    const corrupt = gzipSync(bytes("<urlset></urlset>")).subarray(0, 12)
+    const error = await read(corrupt).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(Unreadable)
+    expect((error as Unreadable).tooLarge).toBe(false)
+  })
+})
+
+describe("xmlScan", () => {
+  it("reports open, text and close events with local names and attributes", () => {
+    const events: Array<string> = []
+    const damage = scan(`<a:root x="1"><b y='2 &amp; 3'/>t&lt;u<c>v</c></a:root>`, {
+      open: (name, attribute, selfClosing) => events.push(`open ${name} ${attribute("x") ?? attribute("y") ?? ""}${selfClosing ? " /" : ""}`),
+      text: (text) => events.push(`text ${text}`),
+      wantsText: () => true,
+      close: (name) => events.push(`close ${name}`)
+    })
+    expect(damage).toBeUndefined()
+    expect(events).toEqual(["open root 1", "open b 2 & 3 /", "close b", "text t<u", "open c ", "text v", "close c", "close root"])
+  })
+})

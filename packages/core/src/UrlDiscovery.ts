@@ -22,6 +22,7 @@ import * as Fetcher from "./Fetcher.js"
 import { Collector, type Meta, type Progress } from "./internal/discovery/collector.js"
 import { crawl } from "./internal/discovery/linkCrawl.js"
 import { probe } from "./internal/discovery/origins.js"
+import { readPage } from "./internal/discovery/pageFacts.js"
 import { check, limits } from "./internal/discovery/request.js"
 import { commonLocations, type Source, walk } from "./internal/discovery/sitemapWalk.js"
 import { UrlIndex, type UrlFacts } from "./UrlIndex.js"
@@ -163,6 +164,29 @@ export const discover = (options: DiscoverOptions): Effect.Effect<Discovery, Dis
     const urls = yield* Deadline.finish(deadline, finish(options, domain, search, maxLinks, collector))
     collector.report(true)
     return { domain, urls, meta: { ...collector.meta, errors: [...collector.meta.errors] }, partial }
+  })
+
+/**
+ * Background enrichment: fetches these pages of `domain`, reads each one's title, description, keywords and language,
+ * and stores them in the {@link UrlIndex} (pages that fail or are not HTML are marked enriched with nothing, so they
+ * do not come back every run). Returns what was read, in the order given.
+ */
+export const enrich = (
+  domain: string,
+  urls: ReadonlyArray<string>,
+  options: { readonly concurrency?: number; readonly headers?: Readonly<Record<string, string>> } = {}
+): Effect.Effect<ReadonlyArray<UrlFacts>, never, Fetcher.Fetcher | UrlIndex> =>
+  Effect.gen(function*() {
+    const fetcher = yield* Fetcher.Fetcher
+    const index = yield* UrlIndex
+    const read = yield* Effect.forEach(urls, (url) =>
+      fetcher.fetch({ url, headers: options.headers }).pipe(
+        // Stored under the URL asked for: a redirect does not make the index forget which entry this was.
+        Effect.map((response): UrlFacts => ({ ...readPage(response)?.facts, url })),
+        Effect.orElseSucceed((): UrlFacts => ({ url }))
+      ), { concurrency: options.concurrency ?? 4 })
+    yield* index.enrich(domain, read)
+    return read
   })
 
 /** Maps a site with a Fetcher configured from the environment (`SIFT_*`) or the given layer; rejects with the tagged error. */

@@ -154,6 +154,27 @@ describe("UrlDiscovery query semantics", () => {
   })
 })
 
+describe("UrlDiscovery.enrich", () => {
+  it("reads queued pages into the index, and marks failures so they are not retried forever", async () => {
+    const program = Effect.gen(function*() {
+      const index = yield* UrlIndex.UrlIndex
+      yield* index.record("rank.test", [{ url: "http://rank.test/pricing" }, { url: "http://rank.test/missing" }])
+      const queued = yield* index.unenriched("rank.test", 10)
+      const read = yield* UrlDiscovery.enrich("rank.test", queued)
+      const stored = yield* index.lookup("rank.test", queued)
+      return { queued, read, stored, after: yield* index.unenriched("rank.test", 10) }
+    })
+    const { after, queued, read, stored } = await Effect.runPromise(
+      program.pipe(Effect.provide(UrlIndex.layerMemory), Effect.provide(fetcherFor(site)))
+    )
+    expect(queued).toEqual(["http://rank.test/pricing", "http://rank.test/missing"])
+    expect(read[0]).toMatchObject({ url: "http://rank.test/pricing", title: "Pricing", description: "Plans and prices for teams", language: "en" })
+    expect(stored.get("http://rank.test/pricing")!.title).toBe("Pricing")
+    expect(stored.get("http://rank.test/missing")!.title).toBeUndefined()
+    expect(after).toEqual([])
+  })
+})
+
 // Kept apart: a sitemap index that points at itself through a relative URL must not loop either.
 describe("sitemap index edge cases", () => {
   it("resolves relative index entries and reads each once", async () => {

@@ -6,15 +6,12 @@
  * Links are listed whether or not they are crawled (robots rules decide what Sift fetches, not what a site has); only
  * links on a live origin are followed, since only those origins' robots.txt is known.
  */
-import type { Element, Root, RootContent } from "hast"
 import { Effect } from "effect"
-import * as Charset from "../../Charset.js"
 import { Fetcher } from "../../Fetcher.js"
-import * as Html from "../../Html.js"
-import * as Metadata from "../../Metadata.js"
 import { dedupeKey, normalize } from "../../UrlNormal.js"
 import type { Collector } from "./collector.js"
 import type { LiveOrigin } from "./origins.js"
+import { readPage } from "./pageFacts.js"
 
 /** Pages fetched at once by the crawl. */
 export const CONCURRENCY = 4
@@ -29,28 +26,6 @@ interface CrawlOptions {
   readonly origins: ReadonlyArray<LiveOrigin>
   readonly maxPages: number
   readonly headers: Readonly<Record<string, string>> | undefined
-}
-
-const isHtml = (contentType: string | undefined): boolean =>
-  contentType === undefined || contentType === "text/html" || contentType === "application/xhtml+xml"
-
-/** The `href` of every `<a>` and `<area>`, and the document's `<base href>` if any. */
-const linksOf = (tree: Root): { base: string | undefined; hrefs: Array<string> } => {
-  const hrefs: Array<string> = []
-  let base: string | undefined
-  const visit = (node: Root | RootContent): void => {
-    if (node.type === "element") {
-      const element = node as Element
-      const href = element.properties["href"]
-      if (typeof href === "string") {
-        if (element.tagName === "a" || element.tagName === "area") hrefs.push(href)
-        else if (element.tagName === "base" && base === undefined) base = href
-      }
-    }
-    if ("children" in node) for (const child of node.children) visit(child)
-  }
-  visit(tree)
-  return { base, hrefs }
 }
 
 /** Crawls until the queue is empty, `maxPages` pages were fetched, or `maxLinks` is met. Never fails. */
@@ -75,19 +50,12 @@ export const crawl = (options: CrawlOptions): Effect.Effect<void, never, Fetcher
       fetcher.fetch({ url, headers }).pipe(
         Effect.map((response) => {
           collector.meta.pagesCrawled++
-          if (!isHtml(response.contentType)) return
-          const tree = Html.parse(Charset.decode(response.body, response.headers["content-type"]).text)
-          const page = Metadata.extract(tree, { url: response.url })
-          collector.add(response.url, undefined, {
-            title: page.title,
-            description: page.description,
-            keywords: page.keywords,
-            language: page.language
-          })
-          const { base, hrefs } = linksOf(tree)
-          const baseUrl = base === undefined ? response.url : (normalize(base, response.url) ?? response.url)
-          for (const href of hrefs) {
-            const link = normalize(href, baseUrl)
+          const page = readPage(response)
+          if (page === undefined) return
+          const { url, ...facts } = page.facts
+          collector.add(url, undefined, facts)
+          for (const href of page.hrefs) {
+            const link = normalize(href, page.base)
             if (link === undefined || assetPattern.test(new URL(link).pathname)) continue
             collector.add(link, undefined)
             enqueue(link)

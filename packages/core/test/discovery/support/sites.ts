@@ -3,7 +3,7 @@
  * header, and a Fetcher whose `SIFT_HOST_RESOLVER_RULES` maps every `*.test` host there. https variants of those hosts
  * reach the same plain-HTTP port and fail their TLS handshake, as a site without https would.
  */
-import { Effect, Layer } from "effect"
+import { ConfigProvider, Effect, Layer } from "effect"
 import { gzipSync } from "node:zlib"
 import * as Fetcher from "../../../src/Fetcher.js"
 import * as FixtureSite from "../../support/FixtureSite.js"
@@ -23,13 +23,18 @@ export const startSites = (hosts: Hosts): Promise<FixtureSite.Site> =>
     }
   })
 
-/** The Fetcher of a test: every `*.test` host (and `*.test` subdomains) goes to the local site. */
+/**
+ * The Fetcher of a test, configured as in production from `SIFT_HOST_RESOLVER_RULES` (every `*.test` host, subdomains
+ * included, goes to the local site) and `SIFT_ALLOW_PRIVATE_TARGETS`.
+ */
 export const fetcherFor = (site: FixtureSite.Site): Layer.Layer<Fetcher.Fetcher> =>
-  Fetcher.layer({
-    hostRules: `MAP *.test 127.0.0.1:${site.port}`,
-    allowPrivateTargets: true,
-    connectTimeoutMs: 2_000
-  })
+  Fetcher.layerConfig.pipe(
+    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([
+      ["SIFT_HOST_RESOLVER_RULES", `MAP *.test 127.0.0.1:${site.port}`],
+      ["SIFT_ALLOW_PRIVATE_TARGETS", "true"]
+    ])))),
+    Layer.orDie
+  )
 
 /** Paths the site was asked for on `host`, in order. */
 export const requested = (site: FixtureSite.Site, host: string): Array<string> =>

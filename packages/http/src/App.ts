@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
@@ -76,13 +77,17 @@ const bootstrap = Layer.effectDiscard(Effect.gen(function*() {
 
 const services = Layer.mergeAll(RequestLog.RequestLog.Default, Auth.layer)
 
+// No span per request: with no tracer configured a span is pure cost, a large share of a cache hit (bench/http);
+// the request id, the request log and the access log already identify every request.
+const serveApi = HttpMiddleware.withTracerDisabledWhen(HttpServer.serve(httpApp), () => true)
+
 /** The API alone on the caller's `HttpServer` (no admin channel, no bootstrap): for embedding and tests. */
-export const layerApi = HttpServer.serve(httpApp).pipe(Layer.provide(services))
+export const layerApi = serveApi.pipe(Layer.provide(services))
 
 /** The Sift API application. */
 export const application: Server.Application<unknown> = {
   layer: Layer.mergeAll(
-    HttpServer.serve(httpApp),
+    serveApi,
     Admin.layerServer.pipe(Layer.provide(directOperations)),
     bootstrap
   ).pipe(Layer.provide(services)) as Layer.Layer<never, unknown, Server.Platform>,

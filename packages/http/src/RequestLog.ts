@@ -8,6 +8,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option, Queue, Ref } from "effect"
+import { stringify } from "./internal/json.js"
 
 /** How long the writer waits after the first queued entry, to write many in one statement. */
 const LINGER = "25 millis"
@@ -29,8 +30,8 @@ export interface Entry {
   readonly userAgent: string | null
   /** Query and body, already redacted; null with ZDR. */
   readonly input: { readonly query: unknown; readonly body?: unknown } | null
-  /** The response body, already redacted; null with ZDR. */
-  readonly response: unknown
+  /** The response body as JSON text, already redacted; null with ZDR. */
+  readonly response: string | null
 }
 
 /** Filters of `GET /logs` (decisions §6). */
@@ -92,7 +93,12 @@ export const migrations = {
       response jsonb,
       search_text text NOT NULL
     );
-    CREATE INDEX request_logs_org_time ON request_logs (org_id, created_at DESC)`.unprepared)
+    CREATE INDEX request_logs_org_time ON request_logs (org_id, created_at DESC)`.unprepared),
+  // The response is stored as the JSON text that was sent (no jsonb parse of every body on the write path), and
+  // `search` reads the input itself rather than a lower-cased copy of it.
+  "0002_response_text": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`ALTER TABLE request_logs ALTER COLUMN response TYPE text USING response::text;
+    ALTER TABLE request_logs DROP COLUMN search_text`.unprepared)
 }
 
 const row = (entry: Entry) => ({
@@ -106,13 +112,11 @@ const row = (entry: Entry) => ({
   error_code: entry.errorCode,
   latency_ms: entry.latencyMs,
   credits_used: entry.creditsUsed,
-  tags: JSON.stringify(entry.tags),
+  tags: stringify(entry.tags),
   zdr: entry.zdr,
   user_agent: entry.userAgent,
-  input: entry.input === null ? null : JSON.stringify(entry.input),
-  response: entry.response === null || entry.response === undefined ? null : JSON.stringify(entry.response),
-  // What `search` matches: the query and the body, lower-cased (never the response).
-  search_text: entry.input === null ? "" : JSON.stringify(entry.input).toLowerCase()
+  input: entry.input === null ? null : stringify(entry.input),
+  response: entry.response
 })
 
 const iso = (value: unknown): string => (value instanceof Date ? value : new Date(String(value))).toISOString()
@@ -182,7 +186,10 @@ export class RequestLog extends Effect.Service<RequestLog>()("@sift/http/Request
         if (filters.tags !== undefined && filters.tags.length > 0) {
           conditions.push(sql`tags ?| string_to_array(${filters.tags.join("\u001f")}, chr(31))`)
         }
-        if (filters.search !== undefined) conditions.push(sql`position(${filters.search.toLowerCase()} in search_text) > 0`)
+        // `search` matches the query and the body (never the response), case-insensitively.
+        if (filters.search !== undefined) {
+          conditions.push(sql`input IS NOT NULL AND position(${filters.search.toLowerCase()} in lower(input::text)) > 0`)
+        }
         const rows = yield* sql<Record<string, unknown>>`
           SELECT request_id, created_at, method, path, status_code, error_code, latency_ms, credits_used, key_id, tags, zdr
           FROM request_logs WHERE ${sql.and(conditions)}

@@ -12,7 +12,8 @@ import { ApiKeys, CreditLedger, Permissions, Plans, RateLimiter } from "@sift/au
 import { Cause, Clock, Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import * as ErrorMapping from "./ErrorMapping.js"
-import { redact } from "./internal/redaction.js"
+import { stringify } from "./internal/json.js"
+import { redact, redactJsonText } from "./internal/redaction.js"
 import * as QueryParams from "./QueryParams.js"
 import { RequestLog } from "./RequestLog.js"
 
@@ -58,8 +59,9 @@ export interface Handler<A, E1, R1, E2, R2> {
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i
 
-const json = (status: number, body: Record<string, unknown>, headers: Record<string, string>) =>
-  HttpServerResponse.unsafeJson(body, { status, headers })
+// The body is serialized once: the same text is sent and (redacted) logged.
+const json = (status: number, text: string, headers: Record<string, string>) =>
+  HttpServerResponse.text(text, { status, headers, contentType: "application/json" })
 
 /** The JSON body of a POST, or undefined for GET; malformed JSON is a validation error. */
 const readBody = (request: HttpServerRequest.HttpServerRequest) =>
@@ -184,6 +186,7 @@ export const serve = <A, E1, R1, E2, R2>(route: Route, handler: Handler<A, E1, R
       )
     )
 
+    const text = stringify(outcome.body)
     if (auth !== undefined) {
       const ended = yield* Clock.currentTimeMillis
       const zdr = plan?.zdr === true
@@ -202,8 +205,8 @@ export const serve = <A, E1, R1, E2, R2>(route: Route, handler: Handler<A, E1, R
         zdr,
         userAgent: request.headers["user-agent"] ?? null,
         input: zdr ? null : { query: redact(Object.fromEntries(url.searchParams)), ...(body === undefined ? {} : { body: redact(body) }) },
-        response: zdr ? null : redact(outcome.body)
+        response: zdr ? null : redactJsonText(text)
       })
     }
-    return json(outcome.status, outcome.body, headers)
+    return json(outcome.status, text, headers)
   })

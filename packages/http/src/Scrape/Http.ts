@@ -5,9 +5,10 @@
  *
  * @since 0.1.0
  */
-import { type Cache, Errors, type Fetcher, Pipeline, ScrapeRequest } from "@sift/core"
+import { type Cache, Errors, type Fetcher, type Pipeline, ScrapeRequest } from "@sift/core"
 import { Effect } from "effect"
 import { ApiFailure } from "../ErrorMapping.js"
+import * as FormattedResults from "../internal/formattedResults.js"
 import * as QueryParams from "../QueryParams.js"
 import type { Caller, Handler, Plan } from "../RequestPipeline.js"
 
@@ -142,7 +143,7 @@ const baseQuery = (query: QueryParams.Query) =>
 export const scrape: ScrapeHandler = {
   validate: (caller) => Effect.map(ScrapeRequest.decode(caller.body), (request) => planFor(request, 1)),
   run: (_caller, request) =>
-    Effect.map(Pipeline.run(request), (result) => ({ body: { ...result }, credits: 1 }))
+    Effect.map(FormattedResults.run(request), (result) => ({ body: { ...result }, credits: 1 }))
 }
 
 /** `pdf[shouldParse]=false` (default true): a PDF target is then refused with `PDF_SKIPPED`. */
@@ -178,7 +179,7 @@ export const markdown: ScrapeHandler = {
       return planFor(request, hasActions(request) ? 2 : 1)
     }),
   run: (caller, request) =>
-    Effect.map(Pipeline.run(request, runOptions(caller)), (result) => {
+    Effect.map(FormattedResults.run(request, runOptions(caller)), (result) => {
       const markdownText = result.markdown.data ?? ""
       return {
         body: {
@@ -204,7 +205,7 @@ export const html: ScrapeHandler = {
       (request) => planFor(request, 1)
     ),
   run: (caller, request) =>
-    Effect.map(Pipeline.run(request, runOptions(caller)), (result) => ({
+    Effect.map(FormattedResults.run(request, runOptions(caller)), (result) => ({
       body: {
         success: true,
         html: result.html.data ?? "",
@@ -239,7 +240,7 @@ export const bytes: ScrapeHandler = {
       (request) => planFor(request, 1)
     ),
   run: (_caller, request) =>
-    Effect.map(Pipeline.run(request), (result) => {
+    Effect.map(FormattedResults.run(request), (result) => {
       const data = result.bytes.data!
       return {
         body: {

@@ -1,3 +1,5 @@
+import { stringify } from "./json.js"
+
 /** Secrets never reach the request log: API keys anywhere, forwarded header values, and oversized responses. */
 const API_KEY = /sift_sk_[A-Za-z0-9]{40}/g
 const MAX_STRING = 65_536
@@ -19,3 +21,13 @@ export const redact = (value: unknown, key?: string): unknown => {
   }
   return value
 }
+
+/** Response bodies longer than this are logged shortened, member by member. */
+const MAX_LOGGED_TEXT = 262_144
+
+/**
+ * The logged form of a JSON response text: API keys replaced (a key never needs escaping in JSON, so the text can be
+ * scanned as is); a very long body is shortened member by member so it stays valid JSON.
+ */
+export const redactJsonText = (text: string): string =>
+  text.length <= MAX_LOGGED_TEXT ? text.replace(API_KEY, "[redacted]") : stringify(redact(JSON.parse(text)))

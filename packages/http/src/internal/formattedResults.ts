@@ -1,0 +1,139 @@
+/**
+ * Formatted results of cached pages, remembered per cache entry. A cache hit still costs a full conversion (parse the
+ * stored HTML, filter, write Markdown), which dominates a hit; when the same request meets the same cache entry again,
+ * the result is the same, so it is reused. The entry's identity is the very byte array the cache returns (the store's
+ * memory front returns the one it holds), so a refreshed or re-read entry never meets an old result. Everything else
+ * (freshness against `maxAgeMs`, ZDR and forwarded headers bypassing the cache) is decided exactly as the pipeline
+ * decides it; only the conversion is skipped.
+ */
+import { Cache, type Errors, type Fetcher, Pipeline, ScrapeRequest, type ScrapeResult } from "@sift/core"
+import { Clock, Effect, Option } from "effect"
+import { stringify } from "./json.js"
+
+/** Bytes of results kept per cache (estimated from their string sizes). */
+const MAX_BYTES = 32 * 1024 * 1024
+
+interface Memo {
+  /** The cache entry's bytes this result was made from (compared by identity). */
+  readonly page: Uint8Array
+  /** When the page was fetched (epoch ms), for `age_ms`. */
+  readonly fetchedAt: number
+  readonly result: ScrapeResult.ScrapeResult
+  readonly size: number
+}
+
+/** A least-recently-used map of memos, bounded by their estimated size. */
+class Memos {
+  private readonly entries = new Map<string, Memo>()
+  private bytes = 0
+  get(key: string): Memo | undefined {
+    const memo = this.entries.get(key)
+    if (memo === undefined) return undefined
+    this.entries.delete(key)
+    this.entries.set(key, memo)
+    return memo
+  }
+  set(key: string, memo: Memo): void {
+    this.delete(key)
+    if (memo.size > MAX_BYTES / 8) return
+    this.entries.set(key, memo)
+    this.bytes += memo.size
+    for (const oldest of this.entries.keys()) {
+      if (this.bytes <= MAX_BYTES) break
+      this.delete(oldest)
+    }
+  }
+  delete(key: string): void {
+    const memo = this.entries.get(key)
+    if (memo === undefined) return
+    this.bytes -= memo.size
+    this.entries.delete(key)
+  }
+}
+
+// One memo map per cache instance: a memo only means something against the cache whose entries it names.
+const byCache = new WeakMap<Cache.Cache["Type"], Memos>()
+
+const memosOf = (cache: Cache.Cache["Type"]): Memos => {
+  let memos = byCache.get(cache)
+  if (memos === undefined) {
+    memos = new Memos()
+    byCache.set(cache, memos)
+  }
+  return memos
+}
+
+/** Requests whose result is a pure function of the cached page and the request's output options. */
+const memoizable = (request: ScrapeRequest.ScrapeRequest): boolean =>
+  request.zdr !== "enabled" &&
+  Object.keys(request.sharedParams?.headers ?? {}).length === 0 &&
+  (request.maxAgeMs ?? 1) > 0 &&
+  Pipeline.browserNeeds(request).length === 0
+
+/** Everything that shapes the output, beside the page itself (not freshness, deadline, ZDR or tags). */
+const memoKey = (request: ScrapeRequest.ScrapeRequest, options: Pipeline.RunOptions): string =>
+  stringify([
+    Pipeline.cacheKey(request),
+    request.formats,
+    request.sharedParams ?? null,
+    request.markdownParams ?? null,
+    request.imageParams ?? null,
+    request.parseParams ?? null,
+    options.pdfShouldParse ?? null
+  ])
+
+const sizeOf = (result: ScrapeResult.ScrapeResult): number =>
+  2 * ((result.markdown.data?.length ?? 0) + (result.html.data?.length ?? 0) + (result.bytes.data?.base64.length ?? 0)) +
+  4096
+
+/**
+ * `Pipeline.run`, reusing the formatted result when the same request meets the same cache entry again. Results and
+ * failures are otherwise exactly the pipeline's.
+ */
+export const run = (
+  request: ScrapeRequest.ScrapeRequest,
+  options: Pipeline.RunOptions = {}
+): Effect.Effect<ScrapeResult.ScrapeResult, Errors.ScrapeError, Cache.Cache | Fetcher.Fetcher> =>
+  Effect.gen(function*() {
+    if (!memoizable(request)) return yield* Pipeline.run(request, options)
+    const cache = yield* Cache.Cache
+    const memos = memosOf(cache)
+    const key = memoKey(request, options)
+    const pageKey = Pipeline.cacheKey(request)
+    const maxAgeMs = request.maxAgeMs ?? ScrapeRequest.DEFAULT_MAX_AGE_MS
+    const memo = memos.get(key)
+    if (memo !== undefined) {
+      const entry = yield* cache.get(pageKey, maxAgeMs)
+      if (Option.isSome(entry) && entry.value.value === memo.page) {
+        const now = yield* Clock.currentTimeMillis
+        return { ...memo.result, cache_metadata: { status: "hit", age_ms: Math.max(0, now - memo.fetchedAt) } }
+      }
+      memos.delete(key)
+    }
+    // Run the pipeline on a cache that notes which entry it read or wrote, and when.
+    let seen: { page: Uint8Array; at: number } | undefined
+    const noting = Cache.Cache.of({
+      get: (k, maxAge) =>
+        Effect.tap(cache.get(k, maxAge), (found) =>
+          k === pageKey && Option.isSome(found)
+            ? Effect.map(Clock.currentTimeMillis, (at) => {
+              seen = { page: found.value.value, at }
+            })
+            : Effect.void),
+      set: (k, value) =>
+        Effect.zipRight(
+          Effect.map(Clock.currentTimeMillis, (at) => {
+            if (k === pageKey) seen = { page: value, at }
+          }),
+          cache.set(k, value)
+        )
+    })
+    const result = yield* Effect.provideService(Pipeline.run(request, options), Cache.Cache, noting)
+    const status = result.cache_metadata.status
+    if (seen !== undefined && result.isPartial !== true && (status === "hit" || status === "miss")) {
+      // On a hit the pipeline reported the age at (within a millisecond of) the moment the entry was read.
+      const fetchedAt = seen.at - result.cache_metadata.age_ms
+      memos.set(key, { page: seen.page, fetchedAt, result, size: sizeOf(result) })
+    }
+    return result
+  })

@@ -2,7 +2,9 @@
  * Map speed and memory: a 100,000-URL site (robots.txt, a sitemap index, 10 gzip parts of 10,000 URLs) served locally
  * as `bench.test`, mapped end to end by `UrlDiscovery.discover` against a bare undici + fast-xml-parser script that
  * fetches and parses the same files (it is told the index URL; Sift discovers it). Each measurement runs in a fresh
- * process, rounds interleaved; the figures are medians. Targets: time ratio Sift/bare ≤ 1.5, Sift's peak RSS < 300 MB.
+ * process, rounds interleaved; the figures are medians. Targets: time ratio Sift/bare ≤ 1.5, Sift's peak RSS < 300 MB
+ * (of which about 165 MB is Node, tsx and the modules before any work: the "after loading" column). A third row,
+ * undici + `indexOf` with no XML handling at all, shows how far from the bare transfer cost Sift is.
  *
  * Usage: npx tsx bench/map/run.ts [rounds=5] [urls=100000] [parts=10]
  */
@@ -59,8 +61,10 @@ interface Sample {
   readonly ms: number
   readonly urls: number
   readonly maxRssMb: number
+  readonly loadedRssMb: number
 }
-const measure = async (contender: "sift" | "bare"): Promise<Sample> => {
+type Contender = "sift" | "bare" | "floor"
+const measure = async (contender: Contender): Promise<Sample> => {
   // Asynchronously: this process serves the files.
   return new Promise((resolve, reject) => {
     // MAP_BENCH_PROFILE=<dir> writes a CPU profile of each Sift run there.
@@ -81,26 +85,27 @@ const measure = async (contender: "sift" | "bare"): Promise<Sample> => {
 }
 
 const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
-const samples = { sift: [] as Array<Sample>, bare: [] as Array<Sample> }
+const samples: Record<Contender, Array<Sample>> = { sift: [], bare: [], floor: [] }
 await measure("sift") // warm the file cache and tsx's transform cache
 for (let round = 0; round < rounds; round++) {
-  for (const contender of round % 2 === 0 ? (["bare", "sift"] as const) : (["sift", "bare"] as const)) {
-    samples[contender].push(await measure(contender))
-  }
+  const order: ReadonlyArray<Contender> = round % 2 === 0 ? ["bare", "sift", "floor"] : ["floor", "sift", "bare"]
+  for (const contender of order) samples[contender].push(await measure(contender))
 }
 server.close()
 
 const row = (name: string, list: ReadonlyArray<Sample>) =>
   `${name.padEnd(34)} ${median(list.map((s) => s.ms)).toFixed(0).padStart(7)} ms ${
-    median(list.map((s) => s.maxRssMb)).toFixed(0).padStart(6)} MB peak RSS  ${list[0]!.urls} URLs`
+    median(list.map((s) => s.maxRssMb)).toFixed(0).padStart(6)} MB peak RSS (${
+    median(list.map((s) => s.loadedRssMb)).toFixed(0)} MB after loading)  ${list[0]!.urls} URLs`
 console.log(`${total} URLs in ${partCount} gzip parts (${(rawBytes / 1e6).toFixed(1)} MB of XML), ${rounds} rounds, medians`)
 console.log(row("bare: undici + fast-xml-parser", samples.bare))
 console.log(row("sift: UrlDiscovery.discover", samples.sift))
+console.log(row("floor: undici + indexOf (no parser)", samples.floor))
 const ratio = median(samples.sift.map((s) => s.ms)) / median(samples.bare.map((s) => s.ms))
 const rss = Math.max(...samples.sift.map((s) => s.maxRssMb))
 console.log(`ratio sift/bare: ${ratio.toFixed(2)} (target <= 1.5) ${ratio <= 1.5 ? "met" : "NOT met"}`)
 console.log(`sift peak RSS (worst round): ${rss.toFixed(0)} MB (target < 300) ${rss < 300 ? "met" : "NOT met"}`)
-if (samples.sift.some((s) => s.urls !== total) || samples.bare.some((s) => s.urls !== total)) {
+if (Object.values(samples).some((list) => list.some((s) => s.urls !== total))) {
   console.log("WARNING: a contender did not return every URL")
   process.exitCode = 1
 }

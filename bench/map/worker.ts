@@ -2,9 +2,10 @@
  * One measured map in a fresh process (so peak RSS is this contender's alone): `sift` runs `UrlDiscovery.discover`
  * end to end on the domain (host probing, robots.txt, common locations, index, gzip parts, normalisation, dedupe);
  * `bare` fetches the known index and its parts with undici, gunzips and parses them with fast-xml-parser and collects
- * the `<loc>`s: the floor a map cannot go below. Prints one JSON line: { ms, urls, maxRssMb }.
+ * the `<loc>`s (the baseline of the target); `floor` does the same with `indexOf` instead of a parser, for scale.
+ * Prints one JSON line: { ms, urls, maxRssMb, loadedRssMb } (peak RSS after loading modules, before mapping).
  *
- * Usage (from run.ts): node --import tsx bench/map/worker.ts sift|bare PORT
+ * Usage (from run.ts): node --import tsx bench/map/worker.ts sift|bare|floor PORT
  */
 import { Effect } from "effect"
 import { XMLParser } from "fast-xml-parser"
@@ -18,14 +19,35 @@ const [contender, portText] = process.argv.slice(2)
 const port = Number(portText)
 const domain = "bench.test"
 
-const bare = async (): Promise<number> => {
-  const agent = new Agent({ connections: 8 })
-  const parser = new XMLParser({ isArray: (name) => name === "url" || name === "sitemap" })
-  const unzip = promisify(gunzip)
-  const get = async (path: string): Promise<Buffer> => {
-    const response = await request(`http://127.0.0.1:${port}${path}`, { dispatcher: agent, headers: { host: domain } })
-    return Buffer.from(await response.body.arrayBuffer())
+const unzip = promisify(gunzip)
+const agent = new Agent({ connections: 8 })
+const get = async (path: string): Promise<Buffer> => {
+  const response = await request(`http://127.0.0.1:${port}${path}`, { dispatcher: agent, headers: { host: domain } })
+  return Buffer.from(await response.body.arrayBuffer())
+}
+
+// Not a map (no entities, no damage handling, no normalisation): how fast the bytes can be had at all.
+const floor = async (): Promise<number> => {
+  const locs = (xml: string) => {
+    const out: Array<string> = []
+    for (let i = xml.indexOf("<loc>"); i !== -1; i = xml.indexOf("<loc>", i)) {
+      const end = xml.indexOf("</loc>", i)
+      out.push(xml.slice(i + 5, end))
+      i = end
+    }
+    return out
   }
+  const parts = locs((await get("/sitemap_index.xml")).toString("utf8")).map((loc) => new URL(loc).pathname)
+  const urls: Array<string> = []
+  await Promise.all(parts.map(async (path) => {
+    for (const loc of locs((await unzip(await get(path))).toString("utf8"))) urls.push(loc)
+  }))
+  await agent.close()
+  return urls.length
+}
+
+const bare = async (): Promise<number> => {
+  const parser = new XMLParser({ isArray: (name) => name === "url" || name === "sitemap" })
   const index = parser.parse((await get("/sitemap_index.xml")).toString("utf8"))
   const parts: Array<string> = index.sitemapindex.sitemap.map((s: { loc: string }) => new URL(s.loc).pathname)
   const urls: Array<string> = []
@@ -45,7 +67,8 @@ const sift = async (): Promise<number> => {
   return result.urls.length
 }
 
+const loadedRssMb = process.resourceUsage().maxRSS / 1024
 const started = performance.now()
-const urls = contender === "sift" ? await sift() : await bare()
+const urls = contender === "sift" ? await sift() : contender === "floor" ? await floor() : await bare()
 const ms = performance.now() - started
-console.log(JSON.stringify({ ms, urls, maxRssMb: process.resourceUsage().maxRSS / 1024 }))
+console.log(JSON.stringify({ ms, urls, maxRssMb: process.resourceUsage().maxRSS / 1024, loadedRssMb }))

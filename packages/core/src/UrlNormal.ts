@@ -16,6 +16,9 @@ export const trackingParameters: ReadonlySet<string> = new Set([
   "oly_enc_id", "vero_id", "vero_conv", "wickedid", "ref_src", "ref_url", "s_kwcid", "srsltid", "_kx", "spm"
 ])
 
+// Matches a query that might hold a tracking parameter name (a superset: the exact test is `isTracking`).
+const mayTrack = new RegExp(`[?&](?:utm_|${[...trackingParameters].join("|")})`, "i")
+
 const isTracking = (name: string): boolean => {
   const lower = name.toLowerCase()
   return lower.startsWith("utm_") || trackingParameters.has(lower)
@@ -41,7 +44,8 @@ export const parse = (raw: string, base?: string | URL): URL | undefined => {
     url.username = ""
     url.password = ""
   }
-  if (url.search !== "") {
+  // URLSearchParams is costly; most queries carry no tracking parameter, which one regular expression tells.
+  if (url.search !== "" && mayTrack.test(url.search)) {
     const params = url.searchParams
     let tracked = false
     for (const name of params.keys()) {

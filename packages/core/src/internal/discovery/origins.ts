@@ -76,7 +76,8 @@ export const probe = (
         }),
         Effect.catchAll((error) =>
           Effect.succeed(
-            error._tag === "WebsiteError" && error.reason === "HttpStatus"
+            // The host answered: with a status, or with a robots.txt too large to read (its rules are then unknown).
+            error._tag === "WebsiteError" && (error.reason === "HttpStatus" || error.reason === "TooLarge")
               ? { _tag: "Live" as const, origin: new URL(error.url).origin, robots: noRobots }
               : { _tag: "Dead" as const, error }
           )

@@ -95,6 +95,13 @@ export const scan = (source: string, events: ScanEvents): ScanDamage => {
       continue
     }
     if (first === 47) {
+      // Fast path: the end tag of the innermost element, spelled without a prefix (no string is cut).
+      const top = open[open.length - 1]
+      if (top !== undefined && gt === lt + 2 + top.length && source.startsWith(top, lt + 2)) {
+        events.close(open.pop()!)
+        i = gt + 1
+        continue
+      }
       const name = localName(source.slice(lt + 2, gt).trim())
       const at = open.lastIndexOf(name)
       if (at === -1) return `unexpected </${name}> at offset ${lt}`

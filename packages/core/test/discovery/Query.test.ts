@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as UrlDiscovery from "../../src/UrlDiscovery.js"
 import * as UrlIndex from "../../src/UrlIndex.js"
 import * as FixtureSite from "../support/FixtureSite.js"
-import { fetcherFor, type Hosts, page, run, runFailure, sitemapIndex, startSites, text, urlset, xml } from "./support/sites.js"
+import { fetcherFor, type Hosts, page, requested, run, runFailure, sitemapIndex, startSites, text, urlset, xml } from "./support/sites.js"
 
 const rss = (links: ReadonlyArray<string>) =>
   `<?xml version="1.0"?><rss version="2.0"><channel><title>News</title><link>http://q.test/</link>` +
@@ -35,6 +35,13 @@ const hosts: Hosts = {
     "/robots.txt": text("Sitemap: http://slow.test/fast.xml\nSitemap: http://slow.test/slow.xml\n"),
     "/fast.xml": xml(urlset(["http://slow.test/quick"])),
     "/slow.xml": FixtureSite.slow({ headersAfterMs: 20_000 })
+  },
+  "many.test": {
+    "/sitemap_index.xml": xml(sitemapIndex(Array.from({ length: 40 }, (_, p) => `http://many.test/part-${p}.xml`))),
+    ...Object.fromEntries(Array.from({ length: 40 }, (_, p) => [
+      `/part-${p}.xml`,
+      xml(urlset(Array.from({ length: 100 }, (_, i) => `http://many.test/p${p}/u${i}`)))
+    ]))
   },
   "stall.test": { "*": FixtureSite.slow({ headersAfterMs: 20_000 }) },
   "rank.test": {
@@ -81,6 +88,16 @@ describe("UrlDiscovery query semantics", () => {
     expect(urlsOf(result)).toEqual(Array.from({ length: 5 }, (_, i) => `http://q.test/products/item-${i}`))
     const all = await map({ domain: "q.test", urlRegex: "item-2[0-9]" })
     expect(all.urls).toHaveLength(10)
+  })
+
+  it("stops reading sitemaps once maxLinks URLs are in hand, and has no cap of its own", async () => {
+    const few = await map({ domain: "many.test", maxLinks: 150 })
+    expect(few.urls).toHaveLength(150)
+    const parts = requested(site, "many.test").filter((p) => p.startsWith("/part-"))
+    expect(parts.length).toBeLessThan(20)
+    expect(few.meta.sitemapsSkipped).toBe(40 - parts.length)
+    const all = await map({ domain: "many.test", maxLinks: 100_000 })
+    expect(all.urls).toHaveLength(4_000)
   })
 
   it("refuses invalid queries with InvalidRequest naming the field", async () => {

@@ -101,8 +101,14 @@ export const walk = (sources: ReadonlyArray<Source>, options: WalkOptions): Effe
           if (visited.size === MAX_SITEMAPS + 1) collector.error(url, `more than ${MAX_SITEMAPS} sitemaps; the rest skipped`)
           return Effect.void
         }
-        return permits.withPermits(1)(load(url)).pipe(
+        // Checked again once a connection is free: maxLinks may have been met while this one waited.
+        const loadUnlessFull = Effect.suspend(() => (collector.full ? Effect.succeed(undefined) : load(url)))
+        return permits.withPermits(1)(loadUnlessFull).pipe(
           Effect.flatMap((outcome) => {
+            if (outcome === undefined) {
+              if (source.declared) meta.sitemapsSkipped++
+              return Effect.void
+            }
             if (outcome._tag === "Right") {
               const next = use({ url, declared: source.declared }, outcome.right, url)
               collector.report()

@@ -24,7 +24,7 @@ import { crawl } from "./internal/discovery/linkCrawl.js"
 import { probe } from "./internal/discovery/origins.js"
 import { readPage } from "./internal/discovery/pageFacts.js"
 import { check, limits } from "./internal/discovery/request.js"
-import { commonLocations, type Source, walk } from "./internal/discovery/sitemapWalk.js"
+import { commonLocations, makeWalker, type Source, walk } from "./internal/discovery/sitemapWalk.js"
 import { UrlIndex, type UrlFacts } from "./UrlIndex.js"
 import * as UrlSearch from "./UrlSearch.js"
 
@@ -83,6 +83,19 @@ export type DiscoveryError = InvalidRequest | WebsiteError | RequestTimeout
 const THIN = 100
 const DEFAULT_CRAWL_PAGES = 100
 
+/** Fetches the home page of `origin`: lists it (with its metadata) and returns the feeds it announces. */
+const homePage = (origin: string, headers: Readonly<Record<string, string>> | undefined, collector: Collector) =>
+  Effect.flatMap(Fetcher.Fetcher, (fetcher) => fetcher.fetch({ url: `${origin}/`, headers })).pipe(
+    Effect.map((response) => {
+      const page = readPage(response)
+      if (page === undefined) return []
+      const { url, ...facts } = page.facts
+      collector.add(url, undefined, facts)
+      return page.feeds
+    }),
+    Effect.orElseSucceed((): ReadonlyArray<string> => [])
+  )
+
 /** Gathers into the collector: sitemaps (discovered or given), then the crawl when they were thin. */
 const gather = (options: DiscoverOptions, domain: string, sitemapUrl: string | undefined, collector: Collector) =>
   Effect.gen(function*() {
@@ -100,7 +113,12 @@ const gather = (options: DiscoverOptions, domain: string, sitemapUrl: string | u
     const sources: Array<Source> = []
     for (const origin of found.live) for (const url of origin.robots.sitemaps) sources.push({ url, declared: true })
     for (const origin of found.live) for (const path of commonLocations) sources.push({ url: origin.origin + path, declared: false })
-    yield* walk(sources, { collector, headers })
+    const walker = yield* makeWalker({ collector, headers })
+    // The home page, read meanwhile, announces feeds at places no common location covers (`/blog/feed/`).
+    const announced = homePage(found.live[0]!.origin, headers, collector).pipe(
+      Effect.flatMap((feeds) => walker.walk(feeds.map((url) => ({ url, declared: true }))))
+    )
+    yield* Effect.all([walker.walk(sources), announced], { concurrency: "unbounded", discard: true })
     const mode = options.crawl ?? "auto"
     const thin = collector.size < Math.min(THIN, collector.options.limit ?? THIN)
     if (mode === "always" || (mode === "auto" && thin && !collector.full)) {

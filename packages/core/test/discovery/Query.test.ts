@@ -36,6 +36,13 @@ const hosts: Hosts = {
     "/fast.xml": xml(urlset(["http://slow.test/quick"])),
     "/slow.xml": FixtureSite.slow({ headersAfterMs: 20_000 })
   },
+  "feeds.test": {
+    "/": FixtureSite.html(
+      `<html><head><title>Feeds home</title><link rel="alternate" type="application/rss+xml" href="/blog/feed/">` +
+        `</head><body><p>No links here.</p></body></html>`
+    ),
+    "/blog/feed/": xml(rss(Array.from({ length: 120 }, (_, i) => `http://feeds.test/blog/post-${i}`)))
+  },
   "many.test": {
     "/sitemap_index.xml": xml(sitemapIndex(Array.from({ length: 40 }, (_, p) => `http://many.test/part-${p}.xml`))),
     ...Object.fromEntries(Array.from({ length: 40 }, (_, p) => [
@@ -77,6 +84,14 @@ describe("UrlDiscovery query semantics", () => {
     expect(urls).not.toContain("http://other.test/not-ours")
     expect(urls).not.toContain("http://blog.q.test/hello")
     expect(result.urls.find((u) => u.url === "http://q.test/news/one")!.lastmod).toBe("Mon, 01 Jan 2024 00:00:00 GMT")
+  })
+
+  it("reads the feeds a home page announces, and lists the home page with its title", async () => {
+    const result = await map({ domain: "feeds.test" })
+    expect(result.urls).toHaveLength(121)
+    expect(result.urls.find((u) => u.url === "http://feeds.test/")!.title).toBe("Feeds home")
+    expect(urlsOf(result)).toContain("http://feeds.test/blog/post-119")
+    expect(result.meta.sitemapsFetched).toBe(1)
   })
 
   it("includes subdomains only when asked", async () => {

@@ -45,8 +45,9 @@ const hosts: Hosts = {
     ]))
   },
   "robots.test": {
-    "/robots.txt": text("User-agent: *\nDisallow: /members\nSitemap: http://robots.test/sitemap.xml\n"),
-    "/sitemap.xml": xml(urlset(["http://robots.test/", "http://robots.test/members/area", "http://robots.test/open"]))
+    "/robots.txt": text("User-agent: *\nDisallow: /members\nSitemap: http://robots.test/sitemap.xml\nSitemap: /more/extra.xml\n"),
+    "/sitemap.xml": xml(urlset(["http://robots.test/", "http://robots.test/members/area", "http://robots.test/open"])),
+    "/more/extra.xml": xml(urlset(["http://robots.test/extra"]))
   },
   "loop.test": {
     "/robots.txt": text("Sitemap: http://loop.test/a.xml\n"),
@@ -124,6 +125,8 @@ describe("UrlDiscovery on fixture sites", () => {
   it("keeps URLs a sitemap lists even where robots.txt disallows crawling", async () => {
     const result = await map({ domain: "robots.test" })
     expect(result.urls.map((u) => u.url)).toContain("http://robots.test/members/area")
+    // A relative `Sitemap:` line is resolved against robots.txt.
+    expect(result.urls.map((u) => u.url)).toContain("http://robots.test/extra")
   })
 
   it("reads each sitemap of a loop once", async () => {

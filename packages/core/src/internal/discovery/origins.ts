@@ -8,6 +8,7 @@ import { Effect } from "effect"
 import robotsModule from "robots-parser"
 import type { WebsiteError } from "../../Errors.js"
 import { Fetcher } from "../../Fetcher.js"
+import { normalize } from "../../UrlNormal.js"
 
 /** The parsed robots.txt of one origin (an empty one when it had none). */
 export interface Robots {
@@ -44,7 +45,8 @@ const parseRobots = (url: string, text: string): Robots => {
   const parsed = robotsParser(url, text)
   return {
     allows: (target) => parsed.isAllowed(target, ROBOTS_AGENT) !== false,
-    sitemaps: parsed.getSitemaps()
+    // `Sitemap:` lines must be absolute, but relative ones occur; they mean what they would in a browser.
+    sitemaps: parsed.getSitemaps().map((sitemap) => normalize(sitemap, url) ?? sitemap)
   }
 }
 

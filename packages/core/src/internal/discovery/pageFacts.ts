@@ -17,7 +17,11 @@ export interface PageFacts {
   readonly hrefs: ReadonlyArray<string>
   /** The URL relative links resolve against (`<base href>` or the page URL). */
   readonly base: string
+  /** Absolute URLs of the RSS and Atom feeds the page announces (`<link rel="alternate" type="application/rss+xml">`). */
+  readonly feeds: ReadonlyArray<string>
 }
+
+const feedTypes = new Set(["application/rss+xml", "application/atom+xml", "application/rdf+xml"])
 
 /** Whether a response is an HTML page worth reading. */
 export const isHtml = (contentType: string | undefined): boolean =>
@@ -64,6 +68,9 @@ export const readPage = (response: FetchedResponse): PageFacts | undefined => {
       language: page.language
     },
     hrefs,
-    base: resolvedBase
+    base: resolvedBase,
+    feeds: (page.alternates ?? [])
+      .filter((alternate) => alternate.type !== undefined && feedTypes.has(alternate.type.toLowerCase()))
+      .map((alternate) => alternate.href)
   }
 }

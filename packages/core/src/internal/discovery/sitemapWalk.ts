@@ -45,8 +45,18 @@ interface WalkOptions {
   readonly headers: Readonly<Record<string, string>> | undefined
 }
 
+/** Reads sources and everything their indexes lead to; every call shares one loop guard and one connection pool. */
+export interface Walker {
+  /** Reads these sources. Never fails: problems go to `meta.errors`. */
+  readonly walk: (sources: ReadonlyArray<Source>) => Effect.Effect<void>
+}
+
 /** Reads `sources` and everything their indexes lead to. Never fails: problems go to `meta.errors`. */
 export const walk = (sources: ReadonlyArray<Source>, options: WalkOptions): Effect.Effect<void, never, Fetcher> =>
+  Effect.flatMap(makeWalker(options), (walker) => walker.walk(sources))
+
+/** A {@link Walker} writing to `options.collector`. */
+export const makeWalker = (options: WalkOptions): Effect.Effect<Walker, never, Fetcher> =>
   Effect.gen(function*() {
     const fetcher = yield* Fetcher
     const { collector, headers } = options
@@ -130,5 +140,5 @@ export const walk = (sources: ReadonlyArray<Source>, options: WalkOptions): Effe
         )
       })
 
-    yield* Effect.forEach(sources, visit, { concurrency: "unbounded", discard: true })
+    return { walk: (sources) => Effect.forEach(sources, visit, { concurrency: "unbounded", discard: true }) }
   })

@@ -29,6 +29,9 @@ export interface Route {
 export interface Caller {
   readonly requestId: string
   readonly auth: ApiKeys.AuthContext
+  /** The raw query string (`?a=1`, or empty), e.g. to remember what a query decoded to. */
+  readonly search: string
+  /** The parsed query (parsed on first use). */
   readonly query: QueryParams.Query
   readonly body: unknown
 }
@@ -102,7 +105,6 @@ export const serve = <A, E1, R1, E2, R2>(route: Route, handler: Handler<A, E1, R
     let auth: ApiKeys.AuthContext | undefined
     let charged = 0
     let plan: Plan<A> | undefined
-    let query: QueryParams.Query = {}
     let body: unknown = undefined
 
     const attempt = Effect.gen(function*() {
@@ -129,9 +131,17 @@ export const serve = <A, E1, R1, E2, R2>(route: Route, handler: Handler<A, E1, R
         })
       }
 
-      query = QueryParams.parse(url.searchParams)
       body = route.rawBodyLimit === undefined ? yield* readBody(request) : yield* readBytes(request, route.rawBodyLimit)
-      const caller: Caller = { requestId, auth, query, body }
+      let query: QueryParams.Query | undefined
+      const caller: Caller = {
+        requestId,
+        auth,
+        search: url.search,
+        get query() {
+          return query ??= QueryParams.parse(url.searchParams)
+        },
+        body
+      }
       plan = yield* handler.validate(caller)
       if (plan.zdr && !auth.org.zdrEnabled) {
         return yield* new ErrorMapping.ApiFailure({

@@ -12,8 +12,14 @@ import * as FormattedResults from "../internal/formattedResults.js"
 import * as QueryParams from "../QueryParams.js"
 import type { Caller, Handler, Plan } from "../RequestPipeline.js"
 
-type ScrapeHandler = Handler<
-  ScrapeRequest.ScrapeRequest,
+/** A GET scrape query, decoded: the request and what the pipeline is told beside it. */
+interface QueryRequest {
+  readonly request: ScrapeRequest.ScrapeRequest
+  readonly options: Pipeline.RunOptions
+}
+
+type ScrapeHandler<A = ScrapeRequest.ScrapeRequest> = Handler<
+  A,
   Errors.InvalidRequest | ApiFailure,
   never,
   Errors.ScrapeError,
@@ -23,8 +29,8 @@ type ScrapeHandler = Handler<
 // A reservation outlives the request's own deadline by this much, then lapses (a crashed process never charges).
 const HOLD_SLACK_MS = 60_000
 
-const planFor = (request: ScrapeRequest.ScrapeRequest, credits: number): Plan<ScrapeRequest.ScrapeRequest> => ({
-  input: request,
+const planFor = <A>(request: ScrapeRequest.ScrapeRequest, credits: number, input: A): Plan<A> => ({
+  input,
   credits,
   zdr: request.zdr === "enabled",
   tags: request.tags ?? [],
@@ -141,25 +147,42 @@ const baseQuery = (query: QueryParams.Query) =>
 
 /** `POST /web/scrape`: 1 credit for any mix of formats, cache hits included. */
 export const scrape: ScrapeHandler = {
-  validate: (caller) => Effect.map(ScrapeRequest.decode(caller.body), (request) => planFor(request, 1)),
+  validate: (caller) => Effect.map(ScrapeRequest.decode(caller.body), (request) => planFor(request, 1, request)),
   run: (_caller, request) =>
     Effect.map(FormattedResults.run(request), (result) => ({ body: { ...result }, credits: 1 }))
 }
 
 /** `pdf[shouldParse]=false` (default true): a PDF target is then refused with `PDF_SKIPPED`. */
-const runOptions = (caller: Caller): Pipeline.RunOptions => {
-  const value = QueryParams.asObject(caller.query, "pdf")?.shouldParse
+const runOptions = (query: QueryParams.Query): Pipeline.RunOptions => {
+  const value = QueryParams.asObject(query, "pdf")?.shouldParse
   return value === undefined ? {} : { pdfShouldParse: !(String(value) === "false" || String(value) === "0") }
+}
+
+// Decoding a query is a pure function of its text and costs more than the rest of a cache hit together, so the
+// last thousand successfully decoded queries are remembered per endpoint (failures are cheap and not kept).
+const MAX_DECODED = 1_000
+const decodedQueries = new Map<string, QueryRequest>()
+
+/** Decodes the caller's query (built into a POST-shaped input by `build`), remembering the outcome. */
+const decodeQuery = (endpoint: string, caller: Caller, build: (query: QueryParams.Query) => unknown) => {
+  const key = `${endpoint}${caller.search}`
+  const known = decodedQueries.get(key)
+  if (known !== undefined) return Effect.succeed(known)
+  return Effect.map(decodeFromQuery(() => build(caller.query)), (request): QueryRequest => {
+    const decoded = { request, options: runOptions(caller.query) }
+    if (decodedQueries.size >= MAX_DECODED) decodedQueries.delete(decodedQueries.keys().next().value!)
+    decodedQueries.set(key, decoded)
+    return decoded
+  })
 }
 
 const hasActions = (request: ScrapeRequest.ScrapeRequest) => (request.sharedParams?.actions?.length ?? 0) > 0
 
 /** `GET /web/scrape/markdown`: 1 credit; 2 with actions. */
-export const markdown: ScrapeHandler = {
+export const markdown: ScrapeHandler<QueryRequest> = {
   validate: (caller: Caller) =>
     Effect.gen(function*() {
-      const query = caller.query
-      const request = yield* decodeFromQuery(() => {
+      const decoded = yield* decodeQuery("markdown", caller, (query) => {
         const includeHtml = QueryParams.asBoolean(query, "includeHTML") ?? false
         const shorten = QueryParams.asBoolean(query, "shortenBase64Images")
         return {
@@ -173,13 +196,14 @@ export const markdown: ScrapeHandler = {
           })
         }
       })
+      const request = decoded.request
       if (hasActions(request) && caller.auth.org.plan === "free") {
         return yield* new ApiFailure({ code: "PAID_PLAN_REQUIRED", detail: "actions: browser actions need a paid plan" })
       }
-      return planFor(request, hasActions(request) ? 2 : 1)
+      return planFor(request, hasActions(request) ? 2 : 1, decoded)
     }),
-  run: (caller, request) =>
-    Effect.map(FormattedResults.run(request, runOptions(caller)), (result) => {
+  run: (_caller, { options, request }) =>
+    Effect.map(FormattedResults.run(request, options), (result) => {
       const markdownText = result.markdown.data ?? ""
       return {
         body: {
@@ -198,14 +222,14 @@ export const markdown: ScrapeHandler = {
 }
 
 /** `GET /web/scrape/html`: 1 credit. */
-export const html: ScrapeHandler = {
+export const html: ScrapeHandler<QueryRequest> = {
   validate: (caller) =>
     Effect.map(
-      decodeFromQuery(() => ({ ...baseQuery(caller.query), formats: { html: true }, sharedParams: sharedFromQuery(caller.query) })),
-      (request) => planFor(request, 1)
+      decodeQuery("html", caller, (query) => ({ ...baseQuery(query), formats: { html: true }, sharedParams: sharedFromQuery(query) })),
+      (decoded) => planFor(decoded.request, 1, decoded)
     ),
-  run: (caller, request) =>
-    Effect.map(FormattedResults.run(request, runOptions(caller)), (result) => ({
+  run: (_caller, { options, request }) =>
+    Effect.map(FormattedResults.run(request, options), (result) => ({
       body: {
         success: true,
         html: result.html.data ?? "",
@@ -220,11 +244,10 @@ export const html: ScrapeHandler = {
 }
 
 /** `GET /web/scrape/bytes`: 1 credit; the original body, untouched. */
-export const bytes: ScrapeHandler = {
+export const bytes: ScrapeHandler<QueryRequest> = {
   validate: (caller) =>
     Effect.map(
-      decodeFromQuery(() => {
-        const query = caller.query
+      decodeQuery("bytes", caller, (query) => {
         return {
           ...defined({
             url: QueryParams.asString(query, "url"),
@@ -237,9 +260,9 @@ export const bytes: ScrapeHandler = {
           maxAgeMs: 0
         }
       }),
-      (request) => planFor(request, 1)
+      (decoded) => planFor(decoded.request, 1, decoded)
     ),
-  run: (_caller, request) =>
+  run: (_caller, { request }) =>
     Effect.map(FormattedResults.run(request), (result) => {
       const data = result.bytes.data!
       return {

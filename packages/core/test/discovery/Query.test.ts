@@ -43,6 +43,8 @@ const hosts: Hosts = {
     ),
     "/blog/feed/": xml(rss(Array.from({ length: 120 }, (_, i) => `http://feeds.test/blog/post-${i}`)))
   },
+  "half.test": { "/sitemap.xml": xml(urlset(["http://half.test/a"])) },
+  "www.half.test": { "*": FixtureSite.slow({ headersAfterMs: 20_000 }) },
   "many.test": {
     "/sitemap_index.xml": xml(sitemapIndex(Array.from({ length: 40 }, (_, p) => `http://many.test/part-${p}.xml`))),
     ...Object.fromEntries(Array.from({ length: 40 }, (_, p) => [
@@ -152,6 +154,13 @@ describe("UrlDiscovery query semantics", () => {
     expect(failed).toMatchObject({ _tag: "RequestTimeout" })
     const empty = await fail({ domain: "stall.test", timeout: { milliseconds: 1_000, behavior: "return-partial" } })
     expect(empty).toMatchObject({ _tag: "RequestTimeout" })
+  }, 15_000)
+
+  it("does not wait for a host variant that hangs once another has answered", async () => {
+    const started = Date.now()
+    const result = await map({ domain: "half.test" })
+    expect(urlsOf(result)).toEqual(["http://half.test/a"])
+    expect(Date.now() - started).toBeLessThan(8_000)
   }, 15_000)
 
   it("fails with a WebsiteError when no host variant answers", async () => {

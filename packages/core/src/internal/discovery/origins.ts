@@ -4,9 +4,9 @@
  * `www` → apex and http → https redirects fold into one origin, while a site serving both hosts keeps both.
  * The robots.txt found on each live origin gives its `Sitemap:` lines and its crawl rules.
  */
-import { Effect } from "effect"
+import { Deferred, Duration, Effect } from "effect"
 import robotsModule from "robots-parser"
-import type { WebsiteError } from "../../Errors.js"
+import type { InvalidRequest, WebsiteError } from "../../Errors.js"
 import { Fetcher } from "../../Fetcher.js"
 import { normalize } from "../../UrlNormal.js"
 
@@ -32,6 +32,13 @@ export interface Probe {
   readonly live: ReadonlyArray<LiveOrigin>
   readonly failure: WebsiteError | undefined
 }
+
+type Attempt =
+  | { readonly _tag: "Live"; readonly origin: string; readonly robots: Robots }
+  | { readonly _tag: "Dead"; readonly error: WebsiteError | InvalidRequest }
+
+/** How long the other host variants may take once one has answered. */
+export const VARIANT_GRACE = Duration.seconds(2)
 
 const ROBOTS_AGENT = "Sift"
 const MAX_ROBOTS_BYTES = 512 * 1024
@@ -66,28 +73,39 @@ export const probe = (
 ): Effect.Effect<Probe, never, Fetcher> =>
   Effect.gen(function*() {
     const fetcher = yield* Fetcher
-    const attempts = yield* Effect.forEach(variants(domain), (origin) =>
+    const attempt = (origin: string): Effect.Effect<Attempt> =>
       fetcher.fetch({ url: `${origin}/robots.txt`, headers, maxBytes: MAX_ROBOTS_BYTES }).pipe(
-        Effect.map((response) => {
+        Effect.map((response): Attempt => {
           const final = new URL(response.url).origin
           // A robots.txt answered with an HTML page (soft 404) has no rules.
           const robots = isText(response.contentType)
             ? parseRobots(response.url, new TextDecoder().decode(response.body))
             : noRobots
-          return { _tag: "Live" as const, origin: final, robots }
+          return { _tag: "Live", origin: final, robots }
         }),
-        Effect.catchAll((error) =>
+        Effect.catchAll((error): Effect.Effect<Attempt> =>
           Effect.succeed(
             // The host answered: with a status, or with a robots.txt too large to read (its rules are then unknown).
             error._tag === "WebsiteError" && (error.reason === "HttpStatus" || error.reason === "TooLarge")
-              ? { _tag: "Live" as const, origin: new URL(error.url).origin, robots: noRobots }
-              : { _tag: "Dead" as const, error }
+              ? { _tag: "Live", origin: new URL(error.url).origin, robots: noRobots }
+              : { _tag: "Dead", error }
           )
         )
-      ), { concurrency: "unbounded" })
+      )
+    // A variant that hangs (a firewalled port 443) must not hold the map up: once one variant is live, the others get
+    // a short grace and are then given up on.
+    const found = variants(domain)
+    const attempts: Array<Attempt | undefined> = found.map(() => undefined)
+    const firstLive = yield* Deferred.make<void>()
+    const all = Effect.forEach(found, (origin, i) =>
+      Effect.tap(attempt(origin), (result) => {
+        attempts[i] = result
+        return result._tag === "Live" ? Deferred.succeed(firstLive, undefined) : Effect.void
+      }), { concurrency: "unbounded", discard: true })
+    yield* Effect.raceFirst(all, Effect.andThen(Deferred.await(firstLive), Effect.sleep(VARIANT_GRACE)))
     const byOrigin = new Map<string, { robots: Robots; votes: number; order: number }>()
     attempts.forEach((attempt, order) => {
-      if (attempt._tag !== "Live") return
+      if (attempt?._tag !== "Live") return
       const known = byOrigin.get(attempt.origin)
       if (known === undefined) byOrigin.set(attempt.origin, { robots: attempt.robots, votes: 1, order })
       else {
@@ -98,7 +116,7 @@ export const probe = (
     const live = [...byOrigin.entries()]
       .sort(([, a], [, b]) => b.votes - a.votes || a.order - b.order)
       .map(([origin, { robots, votes }]) => ({ origin, robots, votes }))
-    const firstError = attempts.find((a) => a._tag === "Dead")
+    const firstError = attempts.find((a) => a?._tag === "Dead")
     const failure = firstError?._tag === "Dead" && firstError.error._tag === "WebsiteError" ? firstError.error : undefined
     return { live, failure }
   })

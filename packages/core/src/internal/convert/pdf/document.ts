@@ -7,13 +7,14 @@ import type { Element, Root } from "hast"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { pathToFileURL } from "node:url"
-import { AnnotationType, getDocument, OPS, type PDFDocumentProxy, type PDFPageProxy } from "pdfjs-dist/legacy/build/pdf.mjs"
+import type { PDFDocumentProxy, PDFPageProxy } from "pdfjs-dist/legacy/build/pdf.mjs"
 import { ContentError, InvalidRequest } from "../../../Errors.js"
 import { documentTree } from "../hast.js"
 import { appendAcrossSeam, blocksOfPage } from "./page.js"
 import { type Line, lineText } from "./model.js"
 import { toLines } from "./lines.js"
 import { ocrPdfPages } from "./ocr.js"
+import { pdfjs } from "./pdfjs.js"
 import { type LinkAnnotation, pageRuns } from "./textRuns.js"
 import { typographyOf } from "./blocks.js"
 
@@ -42,14 +43,16 @@ const assets = {
   wasmUrl: pathToFileURL(join(pdfjsRoot, "wasm")).href + "/"
 }
 
-const imageOps = new Set<number>([OPS.paintImageXObject, OPS.paintInlineImageXObject, OPS.paintImageMaskXObject, OPS.paintImageXObjectRepeat, OPS.paintInlineImageXObjectGroup])
-
-const hasImages = async (page: PDFPageProxy): Promise<boolean> =>
-  (await page.getOperatorList()).fnArray.some((op) => imageOps.has(op))
+const hasImages = async (page: PDFPageProxy): Promise<boolean> => {
+  const { OPS } = await pdfjs()
+  const imageOps = new Set<number>([OPS.paintImageXObject, OPS.paintInlineImageXObject, OPS.paintImageMaskXObject, OPS.paintImageXObjectRepeat, OPS.paintInlineImageXObjectGroup])
+  return (await page.getOperatorList()).fnArray.some((op) => imageOps.has(op))
+}
 
 const open = async (bytes: Uint8Array): Promise<PDFDocumentProxy> => {
   try {
     // pdfjs takes ownership of (and detaches) the buffer it is given, so it gets a copy.
+    const { getDocument } = await pdfjs()
     return await getDocument({ data: new Uint8Array(bytes), verbosity: 0, isEvalSupported: false, useSystemFonts: false, ...assets }).promise
   } catch (error) {
     const name = (error as { name?: string }).name
@@ -97,6 +100,7 @@ const checkRange = (options: PdfOptions, count: number): [number, number] => {
 const linksByPage = async (pdf: PDFDocumentProxy, start: number, end: number): Promise<Map<number, Array<LinkAnnotation>>> => {
   const skip = new Set<number>()
   for (let i = 0; i < pdf.numPages; i++) if (i < start - 1 || i > end - 1) skip.add(i)
+  const { AnnotationType } = await pdfjs()
   const found = await pdf.getAnnotationsByType(new Set([AnnotationType.LINK]), skip).catch(() => []) as Array<LinkAnnotation & { pageIndex?: number }>
   const out = new Map<number, Array<LinkAnnotation>>()
   for (const annotation of found ?? []) {

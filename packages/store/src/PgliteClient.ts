@@ -7,7 +7,6 @@
  * @since 0.1.0
  */
 import * as Reactivity from "@effect/experimental/Reactivity"
-import { PGlite } from "@electric-sql/pglite"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { Connection } from "@effect/sql/SqlConnection"
 import { SqlError } from "@effect/sql/SqlError"
@@ -15,6 +14,7 @@ import * as Statement from "@effect/sql/Statement"
 import { makeCompiler } from "@effect/sql-pg/PgClient"
 import { Context, Effect, Layer, Scope, Stream } from "effect"
 import * as DataDirLock from "./DataDirLock.js"
+import * as PgliteSession from "./internal/pgliteSession.js"
 
 /** The rows of one statement as PGlite and node-postgres both return them. */
 export interface RawResult {
@@ -27,8 +27,6 @@ export interface RawResult {
  * @category models
  */
 export interface PgliteClient extends SqlClient.SqlClient {
-  /** The PGlite instance; use `exclusive` or `executeSql` rather than querying it directly. */
-  readonly pglite: PGlite
   /** Runs an effect while holding the session: no statement or transaction of another fiber runs meanwhile. */
   readonly exclusive: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   /**
@@ -57,16 +55,6 @@ export interface PgliteClientConfig {
   readonly spanAttributes?: Record<string, unknown> | undefined
 }
 
-const INT8 = 20
-const BYTEA = 17
-
-// node-postgres returns int8 as a string and bytea as a Buffer; PGlite's defaults differ (number or bigint, plain
-// Uint8Array). Matching node-postgres keeps query results identical on both backends.
-const parsers = {
-  [INT8]: (value: string) => value,
-  [BYTEA]: (value: string) => Buffer.from(value.slice(2), "hex")
-}
-
 /** True when the data dir names an in-memory database rather than a directory. */
 export const isMemory = (dataDir: string): boolean => dataDir === "" || dataDir.startsWith("memory://")
 
@@ -87,9 +75,10 @@ export const make = (
     if (!isMemory(config.dataDir)) {
       yield* DataDirLock.acquire(config.lockDir ?? config.dataDir, config.lockInfo ?? {})
     }
+    // PGlite runs on its own thread (internal/pgliteSession): its work never stalls this thread's event loop.
     const pglite = yield* Effect.acquireRelease(
       Effect.tryPromise({
-        try: () => PGlite.create(isMemory(config.dataDir) ? "memory://" : config.dataDir, { parsers }),
+        try: () => PgliteSession.open(isMemory(config.dataDir) ? "memory://" : config.dataDir),
         catch: toSqlError("PgliteClient: failed to open the database")
       }),
       (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
@@ -109,14 +98,14 @@ export const make = (
           catch: toSqlError("Failed to execute statement")
         }).pipe(Effect.map((results) => results.length > 1 ? results.map((r) => r.rows) : lastRows(results).rows))
         : Effect.tryPromise({
-          try: () => pglite.query(sql, params as Array<unknown>),
+          try: () => pglite.query(sql, params),
           catch: toSqlError("Failed to execute statement")
         }).pipe(Effect.map((result) => result.rows))
 
     const runRaw = (sql: string, params: ReadonlyArray<unknown>) =>
       Effect.tryPromise({
         try: async (): Promise<RawResult> =>
-          params.length === 0 ? lastRows(await pglite.exec(sql)) : await pglite.query(sql, params as Array<unknown>),
+          params.length === 0 ? lastRows(await pglite.exec(sql)) : await pglite.query(sql, params),
         catch: toSqlError("Failed to execute statement")
       })
 
@@ -126,7 +115,7 @@ export const make = (
       executeRaw: runRaw,
       executeValues: (sql, params) =>
         Effect.tryPromise({
-          try: () => pglite.query<Array<unknown>>(sql, params as Array<unknown>, { rowMode: "array" }),
+          try: () => pglite.query(sql, params, { rowMode: "array" }),
           catch: toSqlError("Failed to execute statement")
         }).pipe(Effect.map((result) => result.rows)),
       executeUnprepared: (sql, params, transform) =>
@@ -158,7 +147,6 @@ export const make = (
 
     const exclusive = semaphore.withPermits(1)
     return Object.assign(client, {
-      pglite,
       exclusive,
       executeSql: (text: string, values: ReadonlyArray<unknown> = []) => exclusive(runRaw(text, values))
     }) as PgliteClient

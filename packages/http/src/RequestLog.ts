@@ -147,8 +147,8 @@ export class RequestLog extends Effect.Service<RequestLog>()("@sift/http/Request
         Effect.retry({ times: 3 }),
         Effect.catchAll((error) => Effect.logError("request log: insert failed", error))
       )
-    // PGlite runs on the main thread: one insert per request would stall the event loop for every request, so the
-    // writer lingers briefly after the first entry and writes everything that arrived in one statement.
+    // One insert per request would cost a statement (and on PostgreSQL a round trip) each, so the writer lingers
+    // briefly after the first entry and writes everything that arrived in one statement.
     const writeBatch = Effect.gen(function*() {
       const first = yield* Queue.takeBetween(queue, 1, 1)
       yield* Effect.sleep(LINGER)

@@ -11,7 +11,6 @@ import { Clock, Effect, Queue, type Scope } from "effect"
 import { type Org, orgFromRow } from "../Accounts.js"
 import { UsageExceeded } from "../AuthErrors.js"
 import * as Plans from "../Plans.js"
-import { id } from "./ids.js"
 import * as OrgVersions from "./orgVersions.js"
 
 interface Reservation {
@@ -48,6 +47,8 @@ export const make = (
 }, never, Scope.Scope> =>
   Effect.gen(function*() {
     const states = new Map<string, OrgState>()
+    // Reservations never leave this process: a counter names them (no random bytes on every request).
+    let reservations = 0
     const queue = yield* Queue.unbounded<Charge>()
     // Writing charges and reading a balance afresh exclude each other, so "stored minus unwritten" stays exact.
     const io = yield* Effect.makeSemaphore(1)
@@ -71,7 +72,7 @@ export const make = (
         }
       }))
     const writeAll = Effect.flatMap(Queue.takeAll(queue), (charges) => charges.length === 0 ? Effect.void : write(Array.from(charges)))
-    // PGlite runs on the main thread: linger briefly after the first charge and write what arrived in one transaction.
+    // One transaction per burst, not per request: linger briefly after the first charge and write what arrived.
     yield* Effect.forkScoped(Effect.forever(Effect.gen(function*() {
       const first = yield* Queue.takeBetween(queue, 1, 1)
       yield* Effect.sleep("25 millis")
@@ -139,7 +140,7 @@ export const make = (
           // From here to the end nothing yields: the check and the hold are one step.
           const available = state.stored - state.unwritten - heldOf(state, at.getTime())
           if (available < credits) return yield* new UsageExceeded({ needed: credits, available })
-          const reservation = { id: id("res_"), orgId, credits }
+          const reservation = { id: `res_${++reservations}`, orgId, credits }
           state.held.set(reservation.id, { credits, expires: at.getTime() + options.ttlMs })
           return reservation
         }),

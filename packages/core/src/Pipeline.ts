@@ -8,6 +8,7 @@ import { Clock, Effect, Option, Ref } from "effect"
 import type { Root } from "hast"
 import { createHash } from "node:crypto"
 import { Cache } from "./Cache.js"
+import type * as Convert from "./Convert.js"
 import * as ContentFilter from "./ContentFilter.js"
 import * as Deadline from "./Deadline.js"
 import { ContentError, type InvalidRequest, type ScrapeError, type WebsiteError } from "./Errors.js"
@@ -128,6 +129,20 @@ const documentOptions = (request: ScrapeRequest.ScrapeRequest, options: RunOptio
   pdf: { ...request.sharedParams?.parsers?.pdf, shouldParse: options.pdfShouldParse }
 })
 
+/** What a result was made from, beside its JSON: the detected document type and the PDF pages OCR recovered. */
+export interface DocumentInfo {
+  /** Undefined when only the bytes were asked for (nothing was converted). */
+  readonly type: Convert.DocumentType | undefined
+  readonly ocrPages: number
+}
+
+// A symbol-keyed member: JSON bodies never show it, object spreads of a result keep it.
+const documentInfoKey = Symbol.for("@sift/core/Pipeline/DocumentInfo")
+
+/** The document type and OCR pages behind a result (for billing OCR and the HTML endpoint's `type`). */
+export const documentInfo = (result: ScrapeResult): DocumentInfo =>
+  (result as { [documentInfoKey]?: DocumentInfo })[documentInfoKey] ?? { type: undefined, ocrPages: 0 }
+
 /** Builds every requested output from a loaded page: converting documents (PDF, office, OCR) may spawn tools and
  * is interruptible; the rest is CPU work. The caller bounds it with the deadline. */
 export const format = (
@@ -171,7 +186,8 @@ export const format = (
       cache_metadata: load.cache,
       ...(load.complete ? {} : { isPartial: true as const })
     }
-    return result
+    const info: DocumentInfo = { type: document?.type, ocrPages: document?.ocrPages ?? 0 }
+    return Object.assign(result, { [documentInfoKey]: info })
   })
 
 /** Runs a validated request through the pipeline under its deadline. */

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { type Cache, Errors, type Fetcher, type Pipeline, ScrapeRequest } from "@sift/core"
+import { type Cache, Errors, type Fetcher, Pipeline, ScrapeRequest, type ScrapeResult } from "@sift/core"
 import { Effect } from "effect"
 import { ApiFailure } from "../ErrorMapping.js"
 import * as FormattedResults from "../internal/formattedResults.js"
@@ -29,9 +29,22 @@ type ScrapeHandler<A = ScrapeRequest.ScrapeRequest> = Handler<
 // A reservation outlives the request's own deadline by this much, then lapses (a crashed process never charges).
 const HOLD_SLACK_MS = 60_000
 
+/** PDF pages held for OCR when a request allows it and names no page range (a longer scan is charged at most this). */
+const OCR_HOLD_PAGES = 50
+
+/** Credits held for OCR beside the base cost: one per page of the requested range when `parsers.pdf.ocr` is `auto`. */
+const ocrHold = (request: ScrapeRequest.ScrapeRequest): number => {
+  const pdf = request.sharedParams?.parsers?.pdf
+  if (pdf?.ocr !== "auto") return 0
+  return pdf.endPage !== undefined ? pdf.endPage - (pdf.startPage ?? 1) + 1 : OCR_HOLD_PAGES
+}
+
+/** The charge of a delivered result: the endpoint's base cost plus one credit per PDF page OCR recovered. */
+const chargeOf = (base: number, result: ScrapeResult.ScrapeResult): number => base + Pipeline.documentInfo(result).ocrPages
+
 const planFor = <A>(request: ScrapeRequest.ScrapeRequest, credits: number, input: A): Plan<A> => ({
   input,
-  credits,
+  credits: credits + ocrHold(request),
   zdr: request.zdr === "enabled",
   tags: request.tags ?? [],
   holdMs: request.timeoutMs + HOLD_SLACK_MS
@@ -145,11 +158,11 @@ const baseQuery = (query: QueryParams.Query) =>
     tags: QueryParams.asList(query, "tags", { commaSeparated: true })
   })
 
-/** `POST /web/scrape`: 1 credit for any mix of formats, cache hits included. */
+/** `POST /web/scrape`: 1 credit for any mix of formats, cache hits included; plus 1 per PDF page OCR recovered. */
 export const scrape: ScrapeHandler = {
   validate: (caller) => Effect.map(ScrapeRequest.decode(caller.body), (request) => planFor(request, 1, request)),
   run: (_caller, request) =>
-    Effect.map(FormattedResults.run(request), (result) => ({ body: { ...result }, credits: 1 }))
+    Effect.map(FormattedResults.run(request), (result) => ({ body: { ...result }, credits: chargeOf(1, result) }))
 }
 
 /** `pdf[shouldParse]=false` (default true): a PDF target is then refused with `PDF_SKIPPED`. */
@@ -178,7 +191,7 @@ const decodeQuery = (endpoint: string, caller: Caller, build: (query: QueryParam
 
 const hasActions = (request: ScrapeRequest.ScrapeRequest) => (request.sharedParams?.actions?.length ?? 0) > 0
 
-/** `GET /web/scrape/markdown`: 1 credit; 2 with actions. */
+/** `GET /web/scrape/markdown`: 1 credit; 2 with actions; plus 1 per PDF page OCR recovered. */
 export const markdown: ScrapeHandler<QueryRequest> = {
   validate: (caller: Caller) =>
     Effect.gen(function*() {
@@ -216,12 +229,12 @@ export const markdown: ScrapeHandler<QueryRequest> = {
           ...(result.html.requested ? { html: result.html.data ?? "" } : {}),
           ...(result.isPartial ? { finalDOMState: "still-loading" } : {})
         },
-        credits: hasActions(request) ? 2 : 1
+        credits: chargeOf(hasActions(request) ? 2 : 1, result)
       }
     })
 }
 
-/** `GET /web/scrape/html`: 1 credit. */
+/** `GET /web/scrape/html`: 1 credit, plus 1 per PDF page OCR recovered; `type` is the detected document type. */
 export const html: ScrapeHandler<QueryRequest> = {
   validate: (caller) =>
     Effect.map(
@@ -234,12 +247,12 @@ export const html: ScrapeHandler<QueryRequest> = {
         success: true,
         html: result.html.data ?? "",
         url: result.url,
-        type: "html",
+        type: Pipeline.documentInfo(result).type ?? "html",
         finalDOMState: result.isPartial ? "still-loading" : "complete",
         metadata: result.metadata,
         cache_metadata: result.cache_metadata
       },
-      credits: 1
+      credits: chargeOf(1, result)
     }))
 }
 

@@ -3,7 +3,7 @@
  * `RateLimiter.hit`, and `reserve` + `commit`, each timed over a loop and printed as a ratio of one `SELECT 1` round
  * trip measured in the same run on the same backend (the machine is shared, so ratios matter, not milliseconds).
  *
- *   NODE_OPTIONS=--conditions=@sift/source npx tsx packages/auth/bench/metering.ts [--loops 2000] [--concurrency 8]
+ *   npm run bench -- metering [--loops 2000] [--concurrency 8]
  *
  * PostgreSQL comes from `DATABASE_URL`, else the local test cluster of `scripts/postgres.mjs` when there is one.
  */
@@ -12,8 +12,8 @@ import { Migrations, Sql } from "@sift/store"
 import { Clock, Effect, Layer, Redacted } from "effect"
 import { parseArgs } from "node:util"
 // @ts-expect-error: a plain ESM script without type declarations
-import { ensurePostgres } from "../../../scripts/postgres.mjs"
-import * as Auth from "../src/index.js"
+import { ensurePostgres } from "../../scripts/postgres.mjs"
+import * as Auth from "@sift/auth"
 
 const { values } = parseArgs({ options: { loops: { type: "string", default: "2000" }, concurrency: { type: "string", default: "8" } } })
 const loops = Number(values.loops)

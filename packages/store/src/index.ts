@@ -25,3 +25,6 @@ export * as DataDirLock from "./DataDirLock.js"
 
 /** Core's `Cache` over the store's database. */
 export * as CacheStore from "./CacheStore.js"
+
+/** Core's `UrlIndex` over the store's database, with leases for background enrichment. */
+export * as UrlIndexStore from "./UrlIndexStore.js"

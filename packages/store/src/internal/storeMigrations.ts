@@ -3,6 +3,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect } from "effect"
+import { migration as urlIndex } from "../UrlIndexStore.js"
 
 const blobs = Effect.flatMap(SqlClient.SqlClient, (sql) =>
   sql`CREATE TABLE blobs (
@@ -38,5 +39,6 @@ const cacheEntriesBytes = Effect.flatMap(SqlClient.SqlClient, (sql) =>
 export const storeMigrations = {
   "0001_blobs": blobs,
   "0002_cache_entries": cacheEntries,
-  "0003_cache_entries_bytes": cacheEntriesBytes
+  "0003_cache_entries_bytes": cacheEntriesBytes,
+  "0004_url_index": urlIndex
 }

@@ -1,0 +1,85 @@
+import { describe, expect, it, layer as testLayer } from "@effect/vitest"
+import * as SqlClient from "@effect/sql/SqlClient"
+import { UrlIndex } from "@sift/core/UrlIndex"
+import { Effect, Layer } from "effect"
+import * as Migrations from "../src/Migrations.js"
+import * as UrlIndexStore from "../src/UrlIndexStore.js"
+import { backends, title, unique } from "./support/backends.js"
+
+for (const backend of backends) {
+  describe.skipIf(backend.skip !== undefined)(`UrlIndexStore on ${title(backend)}`, () => {
+    const database = Layer.tap(backend.layer(), (ctx) => Effect.provide(Migrations.run({ store: Migrations.store }), ctx))
+    const layer = Layer.provideMerge(UrlIndexStore.layer, database)
+
+    testLayer(layer, { timeout: 120_000, excludeTestServices: true })((it) => {
+      it.effect("records, merges metadata, looks up by any spelling and queues unenriched URLs", () =>
+        Effect.gen(function*() {
+          const index = yield* UrlIndex
+          const site = `${unique()}.test`
+          yield* index.record(site, [{ url: `https://${site}/a`, lastmod: "2024" }, { url: `https://${site}/b` }])
+          yield* Effect.sleep("5 millis")
+          yield* index.record(site, [{ url: `https://blog.${site}/c` }, { url: `http://www.${site}/a#x` }])
+          yield* index.enrich(site, [{ url: `https://${site}/b`, title: "B", keywords: ["k", "l"], language: "en" }])
+
+          const found = yield* index.lookup(site, [`http://www.${site}/a`, `https://${site}/b`, `https://${site}/none`])
+          expect(found.get(`http://www.${site}/a`)).toMatchObject({ url: `https://${site}/a`, lastmod: "2024" })
+          expect(found.get(`https://${site}/b`)).toMatchObject({ title: "B", keywords: ["k", "l"], language: "en" })
+          expect(found.get(`https://${site}/b`)!.enrichedAt).toBeGreaterThan(0)
+          expect(found.get(`http://www.${site}/a`)!.enrichedAt).toBeUndefined()
+          expect(found.has(`https://${site}/none`)).toBe(false)
+
+          expect((yield* index.list(site)).map((u) => u.url)).toEqual([`https://${site}/a`, `https://${site}/b`])
+          expect((yield* index.list(site, { includeSubdomains: true })).map((u) => u.url)).toContain(`https://blog.${site}/c`)
+          expect(yield* index.unenriched(site, 10)).toEqual([`https://${site}/a`])
+
+          // New facts win, absent ones keep what was stored; recording again does not undo enrichment.
+          yield* index.record(site, [{ url: `https://${site}/b`, description: "about b" }])
+          const b = (yield* index.lookup(site, [`https://${site}/b`])).get(`https://${site}/b`)!
+          expect(b).toMatchObject({ title: "B", description: "about b" })
+          expect(b.enrichedAt).toBeGreaterThan(0)
+        }))
+
+      it.effect("stores a 20,000-URL map in one call, once per page, in first-recorded order", () =>
+        Effect.gen(function*() {
+          const index = yield* UrlIndex
+          const sql = yield* SqlClient.SqlClient
+          const site = `${unique()}.test`
+          const urls = Array.from({ length: 20_000 }, (_, i) => ({ url: `https://${site}/p/${i}` }))
+          // The same pages spelled differently, in the same batch and again later: still one row each.
+          yield* index.record(site, [...urls, { url: `http://www.${site}/p/0` }])
+          yield* index.record(site, urls.slice(0, 100).map((u) => ({ url: u.url.replace("https://", "http://") })))
+          const [count] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM url_index WHERE site = ${site}`
+          expect(count!.n).toBe(20_000)
+          const listed = yield* index.list(site)
+          expect(listed).toHaveLength(20_000)
+          expect(listed[0]!.url).toBe(`https://${site}/p/0`)
+          expect(listed[19_999]!.url).toBe(`https://${site}/p/19999`)
+          const looked = yield* index.lookup(site, urls.map((u) => u.url))
+          expect(looked.size).toBe(20_000)
+        }))
+
+      it.effect("leases unenriched URLs to one claimant at a time, and frees them when the lease lapses", () =>
+        Effect.gen(function*() {
+          const index = yield* UrlIndex
+          const leases = yield* UrlIndexStore.UrlIndexLeases
+          const site = `${unique()}.test`
+          yield* index.record(site, Array.from({ length: 5 }, (_, i) => ({ url: `https://${site}/${i}` })))
+          const [first, second] = yield* Effect.all([leases.claim(site, 3, 60_000), leases.claim(site, 3, 60_000)], {
+            concurrency: 2
+          })
+          expect([...first!, ...second!].sort()).toEqual(Array.from({ length: 5 }, (_, i) => `https://${site}/${i}`))
+          expect(yield* leases.claim(site, 3, 60_000)).toEqual([])
+          expect(yield* leases.pendingSites(1_000)).toContain(site)
+
+          // Enriched URLs are done; the lease of the others lapses (a stopped worker) and they come back.
+          yield* index.enrich(site, [{ url: `https://${site}/0`, title: "Zero" }, { url: `https://${site}/1` }])
+          const short = `${unique()}.test`
+          yield* index.record(short, [{ url: `https://${short}/x` }])
+          expect(yield* leases.claim(short, 5, 1)).toEqual([`https://${short}/x`])
+          yield* Effect.sleep("10 millis")
+          expect(yield* leases.claim(short, 5, 60_000)).toEqual([`https://${short}/x`])
+          expect(yield* index.unenriched(site, 10)).toEqual([`https://${site}/2`, `https://${site}/3`, `https://${site}/4`])
+        }))
+    })
+  })
+}

@@ -21,7 +21,7 @@ import { type InvalidRequest, type RequestTimeout, WebsiteError } from "./Errors
 import * as Fetcher from "./Fetcher.js"
 import { Collector, type Meta, type Progress } from "./internal/discovery/collector.js"
 import { crawl } from "./internal/discovery/linkCrawl.js"
-import { probe } from "./internal/discovery/origins.js"
+import { probe, rulesOf } from "./internal/discovery/origins.js"
 import { readPage } from "./internal/discovery/pageFacts.js"
 import { check, limits } from "./internal/discovery/request.js"
 import { commonLocations, makeWalker, type Source, walk } from "./internal/discovery/sitemapWalk.js"
@@ -151,6 +151,20 @@ const pick = (known: UrlFacts): Partial<UrlFacts> => {
   return out
 }
 
+/**
+ * Checks a map request's query (domain, maxLinks, urlRegex, search, sitemapUrl, timeout) without running it: the
+ * edge's validation, before any credits are held. `discover` runs the same check.
+ */
+export const validate = (options: DiscoverOptions): Effect.Effect<{ readonly domain: string }, InvalidRequest> =>
+  Effect.map(check({
+    domain: options.domain,
+    maxLinks: options.maxLinks,
+    urlRegex: options.urlRegex,
+    search: options.search,
+    sitemapUrl: options.sitemapUrl,
+    timeoutMs: options.timeout?.milliseconds
+  }), (checked) => ({ domain: checked.domain }))
+
 /** Maps a site (see the module documentation). */
 export const discover = (options: DiscoverOptions): Effect.Effect<Discovery, DiscoveryError, Fetcher.Fetcher> =>
   Effect.gen(function*() {
@@ -192,12 +206,18 @@ export const discover = (options: DiscoverOptions): Effect.Effect<Discovery, Dis
 export const enrich = (
   domain: string,
   urls: ReadonlyArray<string>,
-  options: { readonly concurrency?: number; readonly headers?: Readonly<Record<string, string>> } = {}
+  options: {
+    readonly concurrency?: number
+    readonly headers?: Readonly<Record<string, string>>
+    /** Skip (mark enriched with nothing) URLs this says may not be fetched: robots.txt rules of background work. */
+    readonly allows?: ((url: string) => boolean) | undefined
+  } = {}
 ): Effect.Effect<ReadonlyArray<UrlFacts>, never, Fetcher.Fetcher | UrlIndex> =>
   Effect.gen(function*() {
     const fetcher = yield* Fetcher.Fetcher
     const index = yield* UrlIndex
     const read = yield* Effect.forEach(urls, (url) =>
+      options.allows !== undefined && !options.allows(url) ? Effect.succeed<UrlFacts>({ url }) :
       fetcher.fetch({ url, headers: options.headers }).pipe(
         // Stored under the URL asked for: a redirect does not make the index forget which entry this was.
         Effect.map((response): UrlFacts => ({ ...readPage(response)?.facts, url })),
@@ -206,6 +226,15 @@ export const enrich = (
     yield* index.enrich(domain, read)
     return read
   })
+
+/** How background work may read the origin of `url`: its robots.txt rules (`allows`) and `Crawl-delay` in ms. */
+export const politeness = (
+  url: string
+): Effect.Effect<{ readonly allows: (url: string) => boolean; readonly crawlDelayMs: number }, never, Fetcher.Fetcher> =>
+  Effect.map(rulesOf(url), (robots) => ({
+    allows: robots.allows,
+    crawlDelayMs: robots.crawlDelay === undefined || !(robots.crawlDelay > 0) ? 0 : Math.round(robots.crawlDelay * 1000)
+  }))
 
 /** Maps a site with a Fetcher configured from the environment (`SIFT_*`) or the given layer; rejects with the tagged error. */
 export const mapUrls = async (

@@ -20,6 +20,8 @@ import * as Parse from "./Parse/Http.js"
 import * as RequestLog from "./RequestLog.js"
 import * as RequestPipeline from "./RequestPipeline.js"
 import * as Scrape from "./Scrape/Http.js"
+import * as UrlEnrichment from "./Urls/Enrichment.js"
+import * as Urls from "./Urls/Http.js"
 import type * as Server from "./Server.js"
 import { CurrentConfig } from "./ServiceConfig.js"
 
@@ -49,6 +51,10 @@ export const httpApp = Effect.gen(function*() {
       return yield* RequestPipeline.serve(api, Scrape.html)
     case "GET /v1/web/scrape/bytes":
       return yield* RequestPipeline.serve(api, Scrape.bytes)
+    case "GET /v1/web/urls":
+      return yield* RequestPipeline.serve(api, Urls.urls)
+    case "GET /v1/web/scrape/sitemap":
+      return yield* RequestPipeline.serve(api, Urls.sitemap)
     case "POST /v1/parse":
       return yield* RequestPipeline.serve({ bucket: "api", rawBodyLimit: Parse.MAX_BYTES }, Parse.parse(request.headers["content-type"]?.split(";")[0]?.trim()))
     case "GET /v1/logs":
@@ -75,7 +81,7 @@ const bootstrap = Layer.effectDiscard(Effect.gen(function*() {
   yield* Effect.log(`bootstrap key ready (${ensured.keyId} in ${ensured.orgId})`)
 }))
 
-const services = Layer.mergeAll(RequestLog.RequestLog.Default, Auth.layer)
+const services = Layer.mergeAll(RequestLog.RequestLog.Default, Auth.layer, UrlEnrichment.layerIndex())
 
 // No span per request: with no tracer configured a span is pure cost, a large share of a cache hit (bench/http);
 // the request id, the request log and the access log already identify every request.

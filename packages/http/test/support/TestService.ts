@@ -30,15 +30,22 @@ export interface TestService {
   readonly close: () => Promise<void>
 }
 
-/** Starts the service; `databaseUrl` selects PostgreSQL instead of a fresh PGlite directory. */
-export const start = async (options: { readonly databaseUrl?: string | undefined } = {}): Promise<TestService> => {
-  const dir = mkdtempSync(join(tmpdir(), "sift-api-"))
+/**
+ * Starts the service; `databaseUrl` selects PostgreSQL instead of a fresh PGlite directory; `dataDir` reopens a PGlite
+ * directory of an earlier run (kept on close); `hostRules` maps fixture "domains" (`SIFT_HOST_RESOLVER_RULES` syntax).
+ */
+export const start = async (options: {
+  readonly databaseUrl?: string | undefined
+  readonly dataDir?: string | undefined
+  readonly hostRules?: string | undefined
+} = {}): Promise<TestService> => {
+  const dir = options.dataDir ?? mkdtempSync(join(tmpdir(), "sift-api-"))
   const storage = options.databaseUrl === undefined ? Sql.layerPglite({ dir }) : Sql.layerPg({ url: Redacted.make(options.databaseUrl) })
   const database = Layer.tap(storage, (context) =>
     Effect.provide(Migrations.run({ store: Migrations.store, ...App.migrations }), context))
   const platform = Layer.mergeAll(
     NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }),
-    Fetcher.layer({ allowPrivateTargets: true }),
+    Fetcher.layer({ allowPrivateTargets: true, ...(options.hostRules === undefined ? {} : { hostRules: options.hostRules }) }),
     CacheStore.layer()
   )
   const live = Layer.mergeAll(App.layerApi, Auth.layer, HttpServer.layerContext).pipe(
@@ -65,7 +72,7 @@ export const start = async (options: { readonly databaseUrl?: string | undefined
       })),
     close: async () => {
       await runtime.dispose()
-      rmSync(dir, { recursive: true, force: true })
+      if (options.dataDir === undefined) rmSync(dir, { recursive: true, force: true })
     }
   }
 }

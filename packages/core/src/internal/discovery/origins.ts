@@ -16,6 +16,8 @@ export interface Robots {
   readonly allows: (url: string) => boolean
   /** Absolute URLs of its `Sitemap:` lines. */
   readonly sitemaps: ReadonlyArray<string>
+  /** Its `Crawl-delay` for Sift (seconds), when it sets one. */
+  readonly crawlDelay?: number | undefined
 }
 
 /** One origin that answered. */
@@ -53,9 +55,20 @@ const parseRobots = (url: string, text: string): Robots => {
   return {
     allows: (target) => parsed.isAllowed(target, ROBOTS_AGENT) !== false,
     // `Sitemap:` lines must be absolute, but relative ones occur; they mean what they would in a browser.
-    sitemaps: parsed.getSitemaps().map((sitemap) => normalize(sitemap, url) ?? sitemap)
+    sitemaps: parsed.getSitemaps().map((sitemap) => normalize(sitemap, url) ?? sitemap),
+    crawlDelay: parsed.getCrawlDelay(ROBOTS_AGENT)
   }
 }
+
+/** The robots.txt rules of the origin of `url` (none when it has no robots.txt or it cannot be read). */
+export const rulesOf = (url: string, headers?: Readonly<Record<string, string>>): Effect.Effect<Robots, never, Fetcher> =>
+  Effect.flatMap(Fetcher, (fetcher) =>
+    fetcher.fetch({ url: `${new URL(url).origin}/robots.txt`, headers, maxBytes: MAX_ROBOTS_BYTES })).pipe(
+      Effect.map((response) =>
+        isText(response.contentType) ? parseRobots(response.url, new TextDecoder().decode(response.body)) : noRobots
+      ),
+      Effect.orElseSucceed(() => noRobots)
+    )
 
 /** The variants to try for a domain: https before http, the host as given before its twin. */
 export const variants = (domain: string): Array<string> => {

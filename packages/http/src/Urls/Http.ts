@@ -92,12 +92,18 @@ const siteOf = (url: string): string | undefined => {
   }
 }
 
+/**
+ * `UrlDiscovery.discover`, interruptible: the platform runs every HTTP handler uninterruptibly (`HttpApp.toHandled`),
+ * and fibers forked there inherit that, so the deadline's timeout could not stop a hanging fetch without this.
+ */
+const discover = (options: UrlDiscovery.DiscoverOptions) => Effect.interruptible(UrlDiscovery.discover(options))
+
 /** `GET /web/urls`: 1 credit, 2 with `search`. */
 export const urls: MapHandler = {
   validate: (caller) => validate(caller.query, {}),
   run: (_caller, request) =>
     Effect.gen(function*() {
-      const found = yield* UrlDiscovery.discover(request.options)
+      const found = yield* discover(request.options)
       if (request.options.useIndex === true) {
         // Sites with URLs still lacking metadata get a background job (it leases what is really unenriched).
         const waiting = new Set<string>()
@@ -125,7 +131,7 @@ export const urls: MapHandler = {
 export const sitemap: MapHandler = {
   validate: (caller) => validate(caller.query, { crawl: "never", useIndex: false }),
   run: (_caller, request) =>
-    Effect.map(UrlDiscovery.discover(request.options), (found) => ({
+    Effect.map(discover(request.options), (found) => ({
       body: {
         success: true,
         domain: found.domain,

@@ -195,7 +195,7 @@ for (const backend of backends) {
       const before = (await balance(orgId)).remaining
       const partial = await get(service, secret, `/web/urls?domain=${partialHost}&timeoutOpts[milliseconds]=2500&timeoutOpts[behavior]=return-partial`)
       const body = await partial.json() as Record<string, any>
-      expect([partial.status, body.message]).toEqual([200, undefined])
+      expect(partial.status).toBe(200)
       expect(body.partial).toBe(true)
       expect(body.urls.map((u: { url: string }) => u.url)).toContain(`http://${partialHost}/quick`)
       expect(body.key_metadata.credits_consumed).toBe(1)

@@ -15,6 +15,7 @@ import { randomUUID } from "node:crypto"
 import * as Admin from "./Admin.js"
 import { directOperations } from "./internal/admin/direct.js"
 import * as Logs from "./Logs/Http.js"
+import * as Naics from "./Naics/Http.js"
 import * as OpenApi from "./OpenApi.js"
 import * as Parse from "./Parse/Http.js"
 import * as RequestLog from "./RequestLog.js"
@@ -55,6 +56,8 @@ export const httpApp = Effect.gen(function*() {
       return yield* RequestPipeline.serve(api, Urls.urls)
     case "GET /v1/web/scrape/sitemap":
       return yield* RequestPipeline.serve(api, Urls.sitemap)
+    case "GET /v1/web/naics":
+      return yield* RequestPipeline.serve(api, Naics.naics)
     case "POST /v1/parse":
       return yield* RequestPipeline.serve({ bucket: "api", rawBodyLimit: Parse.MAX_BYTES }, Parse.parse(request.headers["content-type"]?.split(";")[0]?.trim()))
     case "GET /v1/logs":
@@ -81,7 +84,7 @@ const bootstrap = Layer.effectDiscard(Effect.gen(function*() {
   yield* Effect.log(`bootstrap key ready (${ensured.keyId} in ${ensured.orgId})`)
 }))
 
-const services = Layer.mergeAll(RequestLog.RequestLog.Default, Auth.layer, UrlEnrichment.layerIndex())
+const services = Layer.mergeAll(RequestLog.RequestLog.Default, Auth.layer, UrlEnrichment.layerIndex(), Naics.layerCompanies)
 
 // No span per request: with no tracer configured a span is pure cost, a large share of a cache hit (bench/http);
 // the request id, the request log and the access log already identify every request.

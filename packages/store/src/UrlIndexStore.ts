@@ -10,10 +10,11 @@
  * @since 0.1.0
  */
 import * as SqlClient from "@effect/sql/SqlClient"
+import { CompanyIndex } from "@sift/core/CompanyResolver"
 import { UrlIndex } from "@sift/core/UrlIndex"
 import type { IndexedUrl, UrlFacts } from "@sift/core/UrlIndex"
 import { dedupeKey, normalize, siteHost } from "@sift/core/UrlNormal"
-import { Clock, Context, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Layer, Option } from "effect"
 
 /** The table of indexed URLs. */
 export const tableName = "url_index"
@@ -219,3 +220,34 @@ export const make = Effect.gen(function*() {
 export const layer: Layer.Layer<UrlIndex | UrlIndexLeases, never, SqlClient.SqlClient> = Layer.effectContext(
   Effect.map(make, ({ index, leases }) => Context.make(UrlIndex, index).pipe(Context.add(UrlIndexLeases, leases)))
 )
+
+const words = (text: string): Array<string> => text.toLowerCase().normalize("NFKD").replace(/[\u0300-\u036f]/g, "").split(/[^\p{L}\p{N}]+/u).filter((w) => w !== "")
+
+/**
+ * Core's `CompanyIndex` over the URL index: a company name resolves to the site whose home page title (or, failing
+ * that, any page title) contains every word of the name; home pages and shorter titles win. Case is ignored; accents
+ * are ignored in the word comparison (the scan itself matches the longest word as spelled).
+ */
+export const makeCompanyIndex = Effect.map(SqlClient.SqlClient, (sql) =>
+  CompanyIndex.of({
+    findDomain: (name) =>
+      Effect.gen(function*() {
+        const wanted = words(name)
+        if (wanted.length === 0) return Option.none()
+        // The longest word narrows the scan; the rest is checked here.
+        const longest = wanted.reduce((a, b) => (b.length > a.length ? b : a))
+        const rows = yield* sql<{ site: string; key: string; title: string }>`
+          SELECT site, key, title FROM url_index
+          WHERE title ILIKE ${`%${longest.replace(/[\\%_]/g, "\\$&")}%`}
+          ORDER BY (key = site || '/') DESC, length(title)
+          LIMIT 200`.pipe(Effect.orDie)
+        const match = rows.find((row) => {
+          const have = new Set(words(row.title))
+          return wanted.every((w) => have.has(w))
+        })
+        return Option.fromNullable(match?.site)
+      })
+  }))
+
+/** `CompanyIndex` over the URL index. */
+export const layerCompanyIndex: Layer.Layer<CompanyIndex, never, SqlClient.SqlClient> = Layer.effect(CompanyIndex, makeCompanyIndex)

@@ -1,7 +1,8 @@
 import { describe, expect, it, layer as testLayer } from "@effect/vitest"
 import * as SqlClient from "@effect/sql/SqlClient"
+import { CompanyIndex } from "@sift/core/CompanyResolver"
 import { UrlIndex } from "@sift/core/UrlIndex"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import * as Migrations from "../src/Migrations.js"
 import * as UrlIndexStore from "../src/UrlIndexStore.js"
 import { backends, title, unique } from "./support/backends.js"
@@ -9,7 +10,7 @@ import { backends, title, unique } from "./support/backends.js"
 for (const backend of backends) {
   describe.skipIf(backend.skip !== undefined)(`UrlIndexStore on ${title(backend)}`, () => {
     const database = Layer.tap(backend.layer(), (ctx) => Effect.provide(Migrations.run({ store: Migrations.store }), ctx))
-    const layer = Layer.provideMerge(UrlIndexStore.layer, database)
+    const layer = Layer.provideMerge(Layer.merge(UrlIndexStore.layer, UrlIndexStore.layerCompanyIndex), database)
 
     testLayer(layer, { timeout: 120_000, excludeTestServices: true })((it) => {
       it.effect("records, merges metadata, looks up by any spelling and queues unenriched URLs", () =>
@@ -79,6 +80,23 @@ for (const backend of backends) {
           yield* Effect.sleep("10 millis")
           expect(yield* leases.claim(short, 5, 60_000)).toEqual([`https://${short}/x`])
           expect(yield* index.unenriched(site, 10)).toEqual([`https://${site}/2`, `https://${site}/3`, `https://${site}/4`])
+        }))
+
+      it.effect("finds a company's site by name among indexed titles, home pages first, ignoring case and accents", () =>
+        Effect.gen(function*() {
+          const index = yield* UrlIndex
+          const companies = yield* CompanyIndex
+          const tag = unique()
+          const site = `acme${tag}.test`
+          const reseller = `shop${tag}.test`
+          yield* index.record(reseller, [{ url: `https://${reseller}/brands/acme`, title: `Acme${tag} Crème Tools at Shop` }])
+          yield* index.record(site, [
+            { url: `https://${site}/careers`, title: `Careers at Acme${tag} Crème` },
+            { url: `https://www.${site}/`, title: `Acme${tag} Crème Tools | Hand tools since 1921` }
+          ])
+          expect(yield* companies.findDomain(`acme${tag} creme tools`)).toEqual(Option.some(site))
+          expect(yield* companies.findDomain(`ACME${tag} Crème`)).toEqual(Option.some(site))
+          expect(yield* companies.findDomain(`Acme${tag} Bakery`)).toEqual(Option.none())
         }))
     })
   })

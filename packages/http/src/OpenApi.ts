@@ -46,6 +46,18 @@ const scrapeQuery = [
   queryParam("tags", "string", "Comma-separated, up to 20 of 1 to 50 characters")
 ]
 
+const mapQuery = [
+  queryParam("domain", "string", "The site (min 3 characters)", true),
+  queryParam("includeSubdomains", "boolean", "Also URLs on subdomains (default false)"),
+  queryParam("maxLinks", "integer", "1 to 100000, default 10000"),
+  queryParam("urlRegex", "string", "RE2 pattern (max 256); only matching URLs are returned and counted"),
+  queryParam("search", "string", "2 to 200 characters: pages about the phrase, most relevant first"),
+  queryParam("sitemapUrl", "string", "Read this sitemap instead of discovering"),
+  queryParam("headers", "object", "Headers forwarded to the site, headers[Name]=value; bypasses the index"),
+  queryParam("timeoutOpts", "object", "{ milliseconds, behavior: fail | return-partial }"),
+  queryParam("tags", "string", "Comma-separated, up to 20 of 1 to 50 characters")
+]
+
 /** The OpenAPI document. */
 export const document = {
   openapi: "3.1.0",
@@ -79,6 +91,34 @@ export const document = {
         summary: "Fetch the original bytes of a URL (1 credit)",
         parameters: [queryParam("url", "string", "The URL", true), queryParam("headers", "object", "Forwarded headers"), queryParam("country", "string", "Exit country"), queryParam("timeoutMS", "integer", "1 to 300000")],
         responses: { "200": { description: "Base64 bytes" }, ...errors }
+      }
+    },
+    "/web/urls": {
+      get: {
+        summary: "Map a site's URLs from the index, with title, description, keywords and language once enriched (1 credit; 2 with search)",
+        parameters: [...mapQuery, queryParam("zdr", "string", "enabled or disabled; URLs only, nothing stored")],
+        responses: { "200": { description: "The mapped URL list (Cache-Control: no-store)" }, ...errors }
+      }
+    },
+    "/web/scrape/sitemap": {
+      get: {
+        summary: "Crawl a site's sitemaps and return their page URLs (1 credit; 2 with search)",
+        parameters: mapQuery,
+        responses: { "200": { description: "URLs and sitemap crawl counts" }, ...errors }
+      }
+    },
+    "/web/naics": {
+      get: {
+        summary: "Classify a company (domain, URL or name) into NAICS 2022 codes (1 credit)",
+        parameters: [
+          queryParam("input", "string", "Domain, URL or company name (min 4 characters)", true),
+          queryParam("minResults", "integer", "1 to 10, default 1"),
+          queryParam("maxResults", "integer", "1 to 10, default 5"),
+          queryParam("timeoutOpts", "object", "{ milliseconds, behavior: fail | return-partial }"),
+          queryParam("zdr", "string", "enabled or disabled"),
+          queryParam("tags", "string", "Comma-separated, up to 20 of 1 to 50 characters")
+        ],
+        responses: { "200": { description: "Ranked codes with confidence" }, "503": { $ref: "#/components/responses/Error" }, ...errors }
       }
     },
     "/logs": {

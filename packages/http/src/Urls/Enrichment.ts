@@ -93,7 +93,7 @@ export const layer = (
           const site = (job.data as { site?: unknown }).site
           return typeof site === "string" ? runJob(site, jobs) : Effect.void
         },
-        { concurrency: options.concurrency ?? 2, pollingIntervalSeconds: options.pollingIntervalSeconds ?? 1 }
+        { concurrency: options.concurrency ?? 2, pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2 }
       )
       yield* Deferred.succeed(ready, Option.some(jobs))
       // Resume: sites with URLs still waiting (the process may have stopped before their chain was queued).

@@ -5,8 +5,8 @@ describe("@sift/core exports", () => {
   it("exposes exactly the public modules and the scrape function", () => {
     expect(Object.keys(Core).sort()).toEqual([
       "AddressGuard", "Cache", "Charset", "CompanyEvidence", "CompanyResolver", "ContentFilter", "Convert", "Deadline", "Errors", "Fetcher", "HostRules", "Html",
-      "HtmlFormat", "Images", "MainContent", "Markdown", "Metadata", "Naics", "NaicsClassification", "NaicsClassifier", "ParseDocument", "ParseRules", "Pipeline", "ScrapeRequest",
-      "ScrapeResult", "Scraper", "classifyNaics", "scrape"
+      "HtmlFormat", "ImageEnrich", "Images", "MainContent", "Markdown", "Metadata", "Naics", "NaicsClassification", "NaicsClassifier", "ParseDocument", "ParseRules", "Pipeline", "ScrapeRequest",
+      "ScrapeResult", "Scraper", "Screenshot", "classifyNaics", "scrape"
     ])
     expect(typeof Core.scrape).toBe("function")
   })

@@ -8,6 +8,8 @@
 export { scrape } from "./Scraper.js"
 /** Classifies a company (domain, URL or name) into NAICS 2022 codes. */
 export { classifyNaics } from "./NaicsClassification.js"
+/** Maps a site's URLs (sitemaps, feeds, host variants, link crawl). */
+export { mapUrls } from "./UrlDiscovery.js"
 
 export * as AddressGuard from "./AddressGuard.js"
 export * as Cache from "./Cache.js"
@@ -37,3 +39,7 @@ export * as Scraper from "./Scraper.js"
 export * as ScrapeRequest from "./ScrapeRequest.js"
 export * as ScrapeResult from "./ScrapeResult.js"
 export * as Screenshot from "./Screenshot.js"
+export * as UrlDiscovery from "./UrlDiscovery.js"
+export * as UrlIndex from "./UrlIndex.js"
+export * as UrlNormal from "./UrlNormal.js"
+export * as UrlSearch from "./UrlSearch.js"

@@ -6,7 +6,7 @@ describe("@sift/core exports", () => {
     expect(Object.keys(Core).sort()).toEqual([
       "AddressGuard", "Cache", "Charset", "CompanyEvidence", "CompanyResolver", "ContentFilter", "Convert", "Deadline", "Errors", "Fetcher", "HostRules", "Html",
       "HtmlFormat", "ImageEnrich", "Images", "MainContent", "Markdown", "Metadata", "Naics", "NaicsClassification", "NaicsClassifier", "ParseDocument", "ParseRules", "Pipeline", "ScrapeRequest",
-      "ScrapeResult", "Scraper", "Screenshot", "classifyNaics", "scrape"
+      "ScrapeResult", "Scraper", "Screenshot", "UrlDiscovery", "UrlIndex", "UrlNormal", "UrlSearch", "classifyNaics", "mapUrls", "scrape"
     ])
     expect(typeof Core.scrape).toBe("function")
   })

@@ -1,0 +1,265 @@
+/**
+ * One Chromium per process, shared by every render: launched lazily (Debian Chromium through Playwright, or a remote
+ * browser at `SIFT_BROWSER_WS_ENDPOINT`), relaunched after a crash, closed with the layer. At most `size` contexts are
+ * open at once; further requests queue for a slot instead of failing. Each context is fresh (no cookies or storage
+ * shared between requests) and every request its pages make passes the address guard by route interception, with
+ * the Fetcher's host rules, proxies and user agent.
+ *
+ * @since 0.1.0
+ */
+import { Config, ConfigError, Context, Effect, Either, Layer, Option, Redacted, type Scope } from "effect"
+import { lookup } from "node:dns/promises"
+import { existsSync } from "node:fs"
+import { isIP } from "node:net"
+import type { Browser, BrowserContext } from "playwright-core"
+import * as AddressGuard from "./AddressGuard.js"
+import { InvalidRequest, WebsiteError } from "./Errors.js"
+import * as Fetcher from "./Fetcher.js"
+import * as HostRules from "./HostRules.js"
+
+/** How the pool reaches a browser. @category models */
+export interface BrowserPoolOptions {
+  /** Chromium binary (`SIFT_CHROMIUM_PATH`); default `/usr/lib/chromium/chromium`, then `/usr/bin/chromium`. */
+  readonly executablePath: string | undefined
+  /** Connect to this Playwright browser server instead of launching (`SIFT_BROWSER_WS_ENDPOINT`). */
+  readonly wsEndpoint: string | undefined
+  /** Contexts open at once (`SIFT_BROWSER_POOL_SIZE`, default 4). */
+  readonly size: number
+  readonly allowPrivateTargets: boolean
+  readonly proxyUrl: string | undefined
+  readonly countryProxies: Readonly<Record<string, string>>
+  readonly hostRules: HostRules.HostRules | string
+  readonly userAgent: string
+  /** For tests: decides per (IP, host) instead of `allowPrivateTargets`. */
+  readonly addressPolicy: AddressGuard.AddressPolicy | undefined
+}
+
+/** The defaults: launch the local Chromium, 4 contexts, private targets refused. */
+export const defaultOptions: BrowserPoolOptions = {
+  executablePath: undefined,
+  wsEndpoint: undefined,
+  size: 4,
+  allowPrivateTargets: false,
+  proxyUrl: undefined,
+  countryProxies: {},
+  hostRules: HostRules.empty,
+  userAgent: Fetcher.DEFAULT_USER_AGENT,
+  addressPolicy: undefined
+}
+
+/** What a fresh context is made with. @category models */
+export interface ContextOptions {
+  readonly viewport: { readonly width: number; readonly height: number }
+  readonly theme?: "light" | "dark" | undefined
+  readonly headers?: Readonly<Record<string, string>> | undefined
+  readonly country?: string | undefined
+}
+
+/** A context on loan from the pool, with what its guard refused. @category models */
+export interface Lease {
+  readonly context: BrowserContext
+  /** URLs the address guard refused, with the reason, in order. */
+  readonly refused: ReadonlyArray<{ readonly url: string; readonly detail: string }>
+}
+
+/** Counters for tests and the soak bench. @category models */
+export interface PoolStats {
+  readonly launches: number
+  readonly openContexts: number
+  readonly openPages: number
+  readonly connected: boolean
+}
+
+/** The browser pool. @category services */
+export class BrowserPool extends Context.Tag("@sift/core/BrowserPool")<BrowserPool, {
+  /** A fresh context, after waiting for a slot; closed (with its pages) and the slot freed when the scope closes. */
+  readonly context: (options: ContextOptions) => Effect.Effect<Lease, WebsiteError | InvalidRequest, Scope.Scope>
+  readonly stats: Effect.Effect<PoolStats>
+}>() {}
+
+const chromiumPath = (configured: string | undefined): string | undefined =>
+  configured ?? ["/usr/lib/chromium/chromium", "/usr/bin/chromium"].find((path) => existsSync(path))
+
+const browserFailure = (url: string, error: unknown) =>
+  new WebsiteError({
+    reason: "Unreachable",
+    url,
+    detail: `the browser failed: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`
+  })
+
+/** Builds the pool; the browser closes when the scope of the layer closes. */
+export const make = (options: BrowserPoolOptions) =>
+  Effect.gen(function*() {
+    const rules = typeof options.hostRules === "string"
+      ? Either.getOrThrowWith(HostRules.parse(options.hostRules), (e) => new Error(e.message))
+      : options.hostRules
+    const policy = options.addressPolicy ?? AddressGuard.policy(options.allowPrivateTargets)
+    const slots = yield* Effect.makeSemaphore(Math.max(1, options.size))
+    const launchLock = yield* Effect.makeSemaphore(1)
+    let browser: Browser | undefined
+    let launches = 0
+    let openContexts = 0
+
+    const launch = Effect.tryPromise({
+      try: async () => {
+        const { chromium } = await import("playwright-core")
+        if (options.wsEndpoint !== undefined) return chromium.connect(options.wsEndpoint)
+        const args = ["--disable-dev-shm-usage", "--no-sandbox"]
+        if (rules.source !== "") args.push(`--host-resolver-rules=${rules.source}`)
+        return chromium.launch({ executablePath: chromiumPath(options.executablePath), args })
+      },
+      catch: (error) => browserFailure("about:blank", error)
+    })
+
+    // One launch at a time; a disconnected browser (crashed or killed) is replaced by the next request.
+    const current = launchLock.withPermits(1)(Effect.suspend(() => {
+      if (browser !== undefined && browser.isConnected()) return Effect.succeed(browser)
+      return Effect.map(launch, (launched) => {
+        launches++
+        browser = launched
+        launched.on("disconnected", () => {
+          if (browser === launched) browser = undefined
+        })
+        return launched
+      })
+    }))
+
+    yield* Effect.addFinalizer(() =>
+      Effect.promise(async () => {
+        const open = browser
+        browser = undefined
+        await open?.close().catch(() => undefined)
+      })
+    )
+
+    const lookups = new Map<string, Promise<ReadonlyArray<string>>>()
+    const addressesOf = (host: string): Promise<ReadonlyArray<string>> => {
+      const known = lookups.get(host)
+      if (known !== undefined) return known
+      const found = lookup(host, { all: true }).then((all) => all.map((a) => a.address), () => [])
+      lookups.set(host, found)
+      setTimeout(() => lookups.delete(host), 30_000).unref()
+      return found
+    }
+
+    /** Why a request to `url` is refused, or undefined when it may go. */
+    const refusal = async (url: URL): Promise<string | undefined> => {
+      const host = url.hostname.replace(/^\[|\]$/g, "")
+      const mapped = HostRules.resolve(rules, host)
+      if (mapped?._tag === "NotFound") return undefined // Chromium answers it with a name error itself
+      const target = mapped?._tag === "Connect" ? mapped.host.replace(/^\[|\]$/g, "") : host
+      if (isIP(target) !== 0) return policy(target, host) ? undefined : AddressGuard.explain(target, host)
+      if (AddressGuard.refusedHostName(host) !== undefined && !policy("0.0.0.0", host)) return AddressGuard.explain("0.0.0.0", host)
+      const addresses = await addressesOf(target)
+      const bad = addresses.find((ip) => !policy(ip, host))
+      return bad === undefined ? undefined : AddressGuard.explain(bad, host)
+    }
+
+    const proxyFor = (country: string | undefined): Either.Either<string | undefined, InvalidRequest> => {
+      if (country === undefined) return Either.right(options.proxyUrl)
+      const found = options.countryProxies[country.toLowerCase()]
+      return found === undefined
+        ? Either.left(new InvalidRequest({ reason: "Invalid", field: "country", detail: `no proxy is configured for country "${country}"` }))
+        : Either.right(found)
+    }
+
+    const openContext = (contextOptions: ContextOptions) =>
+      Effect.gen(function*() {
+        const proxy = yield* proxyFor(contextOptions.country)
+        const owner = yield* current
+        const refused: Array<{ url: string; detail: string }> = []
+        const context = yield* Effect.tryPromise({
+          try: async () => {
+            const context = await owner.newContext({
+              viewport: contextOptions.viewport,
+              colorScheme: contextOptions.theme ?? "light",
+              userAgent: options.userAgent,
+              extraHTTPHeaders: contextOptions.headers === undefined ? undefined : { ...contextOptions.headers },
+              serviceWorkers: "block",
+              ...(proxy === undefined ? {} : { proxy: { server: proxy } })
+            })
+            await context.route("**/*", async (route) => {
+              const url = new URL(route.request().url())
+              if (url.protocol !== "http:" && url.protocol !== "https:") return route.continue().catch(() => undefined)
+              const why = await refusal(url).catch(() => "the address could not be checked")
+              if (why === undefined) return route.continue().catch(() => undefined)
+              refused.push({ url: url.href, detail: why })
+              return route.abort("blockedbyclient").catch(() => undefined)
+            })
+            return context
+          },
+          catch: (error) => browserFailure("about:blank", error)
+        })
+        return { context, refused }
+      })
+
+    const context = (contextOptions: ContextOptions): Effect.Effect<Lease, WebsiteError | InvalidRequest, Scope.Scope> =>
+      Effect.gen(function*() {
+        yield* Effect.acquireRelease(slots.take(1), () => slots.release(1))
+        return yield* Effect.acquireRelease(
+          Effect.tap(openContext(contextOptions), () => Effect.sync(() => openContexts++)),
+          (lease) =>
+            Effect.promise(() => lease.context.close().catch(() => undefined)).pipe(
+              Effect.ensuring(Effect.sync(() => openContexts--))
+            )
+        )
+      })
+
+    const stats = Effect.sync((): PoolStats => {
+      const contexts = browser?.contexts() ?? []
+      return {
+        launches,
+        openContexts,
+        openPages: contexts.reduce((n, c) => n + c.pages().length, 0),
+        connected: browser?.isConnected() ?? false
+      }
+    })
+
+    return { context, stats }
+  })
+
+/** The pool with these options (the rest default). */
+export const layer = (options: Partial<BrowserPoolOptions> = {}): Layer.Layer<BrowserPool> =>
+  Layer.scoped(BrowserPool, Effect.suspend(() => make({ ...defaultOptions, ...options })))
+
+const countryProxies = Config.string("SIFT_COUNTRY_PROXIES").pipe(
+  Config.map((text) => {
+    try {
+      const parsed = JSON.parse(text) as Record<string, string>
+      return Object.fromEntries(Object.entries(parsed).map(([c, uri]) => [c.toLowerCase(), String(uri)]))
+    } catch {
+      return {}
+    }
+  }),
+  Config.withDefault({} as Record<string, string>)
+)
+
+const hostRulesConfig = Config.string("SIFT_HOST_RESOLVER_RULES").pipe(
+  Config.mapOrFail((text) =>
+    Either.mapLeft(HostRules.parse(text), (e) => ConfigError.InvalidData([], `SIFT_HOST_RESOLVER_RULES: ${e.message}`))
+  ),
+  Config.withDefault(HostRules.empty)
+)
+
+/** The pool configured from the environment: `SIFT_CHROMIUM_PATH`, `SIFT_BROWSER_WS_ENDPOINT`, `SIFT_BROWSER_POOL_SIZE`, and the Fetcher's `SIFT_ALLOW_PRIVATE_TARGETS`, `SIFT_PROXY_URL`, `SIFT_COUNTRY_PROXIES`, `SIFT_HOST_RESOLVER_RULES`, `SIFT_USER_AGENT`. */
+export const layerConfig: Layer.Layer<BrowserPool, ConfigError.ConfigError> = Layer.unwrapEffect(
+  Effect.map(
+    Config.all({
+      executablePath: Config.option(Config.string("SIFT_CHROMIUM_PATH")),
+      wsEndpoint: Config.option(Config.string("SIFT_BROWSER_WS_ENDPOINT")),
+      size: Config.integer("SIFT_BROWSER_POOL_SIZE").pipe(Config.withDefault(4)),
+      allowPrivateTargets: Config.boolean("SIFT_ALLOW_PRIVATE_TARGETS").pipe(Config.withDefault(false)),
+      proxyUrl: Config.option(Config.redacted("SIFT_PROXY_URL")),
+      countryProxies,
+      hostRules: hostRulesConfig,
+      userAgent: Config.string("SIFT_USER_AGENT").pipe(Config.withDefault(Fetcher.DEFAULT_USER_AGENT))
+    }),
+    (config) =>
+      layer({
+        ...config,
+        executablePath: Option.getOrUndefined(config.executablePath),
+        wsEndpoint: Option.getOrUndefined(config.wsEndpoint),
+        proxyUrl: Option.getOrUndefined(Option.map(config.proxyUrl, Redacted.value))
+      })
+  )
+)

@@ -1,0 +1,171 @@
+/**
+ * One render: a fresh context and page from the pool, driven through navigation, waits, settling, dismissal and
+ * actions. The page is closed by the pool's scope (context close), whatever happens.
+ */
+import { Effect, type Scope } from "effect"
+import type { Page, Response } from "playwright-core"
+import * as Actions from "../../Actions.js"
+import type * as BrowserPool from "../../BrowserPool.js"
+import { InvalidRequest, WebsiteError } from "../../Errors.js"
+import type * as Renderer from "../../Renderer.js"
+import { dismissCookies, dismissPopups } from "./dismiss.js"
+import { inlineFrames } from "./frames.js"
+import { collectImages, settleAnimations } from "./settle.js"
+
+// Functions passed to `page.evaluate` run in the browser; these names are the page's globals (core has no DOM types).
+declare const document: any
+
+/** Viewport of a request: omitted 1920x1080; a missing dimension 1440 or 900 (decisions §2). */
+export const viewportOf = (viewport: Renderer.RenderOptions["viewport"]) =>
+  viewport === undefined
+    ? { width: 1920, height: 1080 }
+    : { width: viewport.width ?? 1440, height: viewport.height ?? 900 }
+
+const errorText = (error: unknown) => error instanceof Error ? error.message.split("\n")[0]! : String(error)
+
+/** Maps a navigation failure to a website error. */
+const navigationError = (url: string, error: unknown, refused: BrowserPool.Lease["refused"]): WebsiteError => {
+  const text = errorText(error)
+  const blocked = refused.find((r) => r.url === url || text.includes("ERR_BLOCKED_BY_CLIENT"))
+  if (blocked !== undefined) return new WebsiteError({ reason: "PrivateAddress", url, detail: blocked.detail })
+  if (/ERR_NAME_NOT_RESOLVED/.test(text)) return new WebsiteError({ reason: "NotFound", url })
+  if (/ERR_TOO_MANY_REDIRECTS/.test(text)) return new WebsiteError({ reason: "TooManyRedirects", url })
+  if (/ERR_TIMED_OUT|Timeout/.test(text)) return new WebsiteError({ reason: "Timeout", url, detail: text })
+  return new WebsiteError({ reason: "Unreachable", url, detail: `in the browser: ${text}` })
+}
+
+/** Waits until no request has been in flight for 100 ms, or the cap passes; at once when nothing is in flight. */
+const networkIdle = (page: Page, inFlight: () => number, capMs: number): Promise<void> =>
+  new Promise((resolve) => {
+    const deadline = Date.now() + capMs
+    let quietSince = 0
+    const tick = () => {
+      if (page.isClosed() || Date.now() >= deadline) return resolve()
+      if (inFlight() > 0) quietSince = 0
+      else if (quietSince === 0) quietSince = Date.now()
+      else if (Date.now() - quietSince >= 100) return resolve()
+      setTimeout(tick, 25)
+    }
+    if (inFlight() <= 0) return resolve()
+    tick()
+  })
+
+/** Opens a render session in the caller's scope. */
+export const openSession = (
+  pool: BrowserPool.BrowserPool["Type"],
+  options: Renderer.RenderOptions
+): Effect.Effect<Renderer.RenderSession, WebsiteError | InvalidRequest, Scope.Scope> =>
+  Effect.gen(function*() {
+    const viewport = viewportOf(options.viewport)
+    const lease = yield* pool.context({ viewport, theme: options.theme, headers: options.headers, country: options.country })
+    const page = yield* Effect.tryPromise({
+      try: () => lease.context.newPage(),
+      catch: (error) => new WebsiteError({ reason: "Unreachable", url: options.url, detail: `the browser failed: ${errorText(error)}` })
+    })
+    let inFlight = 0
+    page.on("request", () => inFlight++)
+    page.on("requestfinished", () => inFlight--)
+    page.on("requestfailed", () => inFlight--)
+    let crashed = false
+    page.on("crash", () => crashed = true)
+    let response: Response | null = null
+    let finished = false
+    let actionsApplied: Array<Actions.ActionOutcome> | undefined
+    let actionsHtmlStale = false
+    let lastHtml: string | undefined
+
+    const fail = (error: unknown) =>
+      crashed || !lease.context.browser()?.isConnected()
+        ? new WebsiteError({ reason: "Unreachable", url: options.url, detail: `the browser or the page crashed: ${errorText(error)}` })
+        : navigationError(options.url, error, lease.refused)
+
+    const serialize = async (): Promise<string> => {
+      const html = options.includeFrames === true ? await inlineFrames(page) : await page.content()
+      lastHtml = html
+      return html
+    }
+
+    const read = async (state: Renderer.DomState): Promise<Renderer.RenderedPage> => {
+      let html: string
+      try {
+        html = await serialize()
+      } catch (error) {
+        if (lastHtml === undefined) throw error
+        // The page is navigating after an action: keep the DOM from before and say so.
+        html = lastHtml
+        if (actionsApplied !== undefined) actionsHtmlStale = true
+      }
+      const body = response === null ? undefined : await response.body().then((b) => new Uint8Array(b), () => undefined)
+      return {
+        requestedUrl: options.url,
+        url: page.url() === "about:blank" ? options.url : page.url(),
+        status: response?.status() ?? 0,
+        headers: response === null ? {} : await response.allHeaders().catch(() => response!.headers()),
+        html,
+        body,
+        finalDOMState: state,
+        ...(actionsApplied === undefined ? {} : { actionsApplied: [...actionsApplied], actionsHtmlStale })
+      }
+    }
+
+    const loadPage = async (): Promise<Renderer.RenderedPage> => {
+      response = await page.goto(options.url, { waitUntil: "load", timeout: 0 })
+      await networkIdle(page, () => inFlight, options.networkIdleCapMs ?? 2_000)
+      const waitFor = options.waitFor ?? (options.includeFrames === true ? 2_000 : 500)
+      if (typeof waitFor === "string") {
+        await page.waitForSelector(waitFor, { state: "attached", timeout: 0 })
+      } else if (waitFor > 0) await page.waitForTimeout(waitFor)
+      if (options.dismissCookies === true) await dismissCookies(page)
+      if (options.dismissPopups === true) await dismissPopups(page)
+      if (options.settleAnimations === true) await settleAnimations(page)
+      if (options.actions !== undefined && options.actions.length > 0) {
+        actionsApplied = []
+        await serialize().catch(() => undefined)
+        for (const action of options.actions) {
+          actionsApplied.push(await Actions.run(page, action, 10_000))
+          await page.waitForLoadState("domcontentloaded", { timeout: 5_000 }).catch(() => undefined)
+        }
+      }
+      finished = true
+      return read("complete")
+    }
+
+    const load = Effect.tryPromise({ try: loadPage, catch: fail })
+    const snapshot = Effect.tryPromise({ try: () => read(finished ? "complete" : "still-loading"), catch: fail })
+
+    const screenshot = (area: Renderer.CaptureArea): Effect.Effect<Renderer.Capture, WebsiteError | InvalidRequest> =>
+      Effect.gen(function*() {
+        if (area.kind === "selector") {
+          const element = page.locator(area.selector).first()
+          const visible = yield* Effect.promise(() => element.isVisible().catch(() => false))
+          if (!visible) {
+            return yield* new InvalidRequest({
+              reason: "Invalid",
+              field: "screenshotParams.area.selector",
+              detail: `no visible element matches ${area.selector}`
+            })
+          }
+          const png = yield* Effect.tryPromise({ try: () => element.screenshot({ type: "png", animations: "disabled" }), catch: fail })
+          const box = yield* Effect.promise(() => element.boundingBox())
+          return { png: new Uint8Array(png), width: Math.round(box?.width ?? 0), height: Math.round(box?.height ?? 0) }
+        }
+        const size = yield* Effect.tryPromise({
+          try: () => page.evaluate(() => ({ width: document.documentElement.scrollWidth, height: document.documentElement.scrollHeight })),
+          catch: fail
+        })
+        const clip = area.kind === "rectangle" ? { x: area.x, y: area.y, width: area.width, height: area.height } : undefined
+        const png = yield* Effect.tryPromise({
+          try: () => page.screenshot({ type: "png", fullPage: area.kind === "fullPage", ...(clip === undefined ? {} : { clip }), animations: "disabled" }),
+          catch: fail
+        })
+        const dims = area.kind === "fullPage"
+          ? { width: Math.max(viewport.width, size.width), height: Math.max(viewport.height, size.height) }
+          : clip ?? viewport
+        return { png: new Uint8Array(png), width: dims.width, height: dims.height }
+      })
+
+    const images = Effect.tryPromise({ try: () => collectImages(page), catch: fail })
+
+    return { load, snapshot, screenshot, images, viewport } satisfies Renderer.RenderSession
+  })
+

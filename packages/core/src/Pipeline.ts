@@ -4,9 +4,10 @@
  *
  * @since 0.1.0
  */
-import { Clock, Effect, Option, Ref } from "effect"
+import { Clock, Effect, Option, type Scope } from "effect"
 import type { Root } from "hast"
 import { createHash } from "node:crypto"
+import type * as Actions from "./Actions.js"
 import { Cache } from "./Cache.js"
 import type * as Convert from "./Convert.js"
 import * as ContentFilter from "./ContentFilter.js"
@@ -17,8 +18,11 @@ import * as HtmlFormat from "./HtmlFormat.js"
 import * as Images from "./Images.js"
 import * as MainContent from "./MainContent.js"
 import * as Markdown from "./Markdown.js"
+import * as BlockDetection from "./BlockDetection.js"
 import * as Metadata from "./Metadata.js"
 import * as ParseRules from "./ParseRules.js"
+import * as RenderPlan from "./RenderPlan.js"
+import * as Renderer from "./Renderer.js"
 import * as ScrapeRequest from "./ScrapeRequest.js"
 import type { CacheMetadata, ScrapeResult } from "./ScrapeResult.js"
 import { type DocumentOptions, textAsMarkdown, toDocument } from "./internal/pipeline/document.js"
@@ -26,30 +30,21 @@ import { decodePage, encodePage, type LoadedPage } from "./internal/pipeline/pag
 import { isYouTubeUrl, loadYouTube } from "./internal/convert/youtube/load.js"
 
 /** A loaded page and where it came from. */
-interface Load {
+export interface Load {
   readonly page: LoadedPage
   readonly cache: CacheMetadata
   /** False when the page is what a deadline captured before loading finished. */
   readonly complete: boolean
+  /** The browser page behind a rendered load, open until the request ends (screenshots and images read it). */
+  readonly session?: Renderer.RenderSession | undefined
+  /** What the browser did: the outcome of each action, and whether the DOM after them could be read. */
+  readonly rendered?: Pick<Renderer.RenderedPage, "finalDOMState" | "actionsApplied" | "actionsHtmlStale"> | undefined
+  /** The main document's original bytes when `page.body` is the rendered DOM (for the `bytes` output). */
+  readonly originalBody?: Uint8Array | undefined
 }
 
-/**
- * The request members that only a browser can honour. Until a `Renderer` is provided (rendering lands separately),
- * a request that needs one fails clearly instead of silently ignoring what it asked for.
- */
-export const browserNeeds = (request: ScrapeRequest.ScrapeRequest): ReadonlyArray<string> => {
-  const shared = request.sharedParams
-  const needs: Array<string> = []
-  if (request.wants("screenshot")) needs.push("formats.screenshot")
-  if ((shared?.actions?.length ?? 0) > 0) needs.push("sharedParams.actions")
-  if (typeof shared?.waitFor === "string") needs.push("sharedParams.waitFor (a selector)")
-  if (shared?.includeFrames === true) needs.push("sharedParams.includeFrames")
-  if (shared?.theme !== undefined) needs.push("sharedParams.theme")
-  if (shared?.viewport !== undefined) needs.push("sharedParams.viewport")
-  if (shared?.dismissCookies === true) needs.push("sharedParams.dismissCookies")
-  if (shared?.dismissPopups === true) needs.push("sharedParams.dismissPopups")
-  return needs
-}
+/** The request members that only a browser can honour (see `RenderPlan.requestNeeds`). */
+export const browserNeeds = RenderPlan.requestNeeds
 
 /** The cache key of a page load: what changes the fetched bytes (URL and exit country). */
 export const cacheKey = (request: ScrapeRequest.ScrapeRequest): string =>
@@ -178,7 +173,7 @@ export const format = (
       screenshot: { requested: request.wants("screenshot"), data: null },
       images: output("images", () => Images.collect(tree, { baseUrl, metaTree: fullTree })),
       bytes: output("bytes", () => ({
-        base64: Buffer.from(page.body).toString("base64"),
+        base64: Buffer.from(load.originalBody ?? page.body).toString("base64"),
         contentType: page.headers["content-type"] ?? page.contentType ?? "application/octet-stream"
       })),
       parsed: output("parse", () => ParseRules.apply(tree, request.parseParams!, { baseUrl })),
@@ -187,34 +182,110 @@ export const format = (
       ...(load.complete ? {} : { isPartial: true as const })
     }
     const info: DocumentInfo = { type: document?.type, ocrPages: document?.ocrPages ?? 0 }
-    return Object.assign(result, { [documentInfoKey]: info })
+    return Object.assign(result, { [documentInfoKey]: info, [renderInfoKey]: renderInfoOf(load) })
   })
+
+/** What the browser did for a result; `rendered` false for a static load. */
+export interface RenderInfo {
+  readonly rendered: boolean
+  readonly finalDOMState: Renderer.DomState
+  readonly actionsApplied?: ReadonlyArray<Actions.ActionOutcome> | undefined
+  readonly actionsHtmlStale?: boolean | undefined
+}
+
+const renderInfoKey = Symbol.for("@sift/core/Pipeline/RenderInfo")
+
+const renderInfoOf = (load: Load): RenderInfo => ({
+  rendered: load.session !== undefined,
+  finalDOMState: load.complete ? "complete" : "still-loading",
+  ...(load.rendered?.actionsApplied === undefined
+    ? {}
+    : { actionsApplied: load.rendered.actionsApplied, actionsHtmlStale: load.rendered.actionsHtmlStale ?? false })
+})
+
+/** Whether a result was rendered, its DOM state and the outcome of its actions (for the endpoints that report them). */
+export const renderInfo = (result: ScrapeResult): RenderInfo =>
+  (result as { [renderInfoKey]?: RenderInfo })[renderInfoKey] ?? { rendered: false, finalDOMState: result.isPartial ? "still-loading" : "complete" }
+
+const textEncoder = new TextEncoder()
+
+/** A rendered page as a loaded page: the DOM as a UTF-8 HTML body; the original bytes kept beside it. */
+const fromRendered = (rendered: Renderer.RenderedPage, session: Renderer.RenderSession, fetchedAt: number, cache: CacheMetadata): Load => ({
+  page: {
+    requestedUrl: rendered.requestedUrl,
+    url: rendered.url,
+    status: rendered.status === 0 ? 200 : rendered.status,
+    headers: { ...rendered.headers, "content-type": "text/html; charset=utf-8" },
+    contentType: "text/html",
+    body: textEncoder.encode(rendered.html),
+    fetchedAt
+  },
+  cache,
+  complete: rendered.finalDOMState === "complete",
+  session,
+  rendered,
+  originalBody: rendered.body
+})
+
+const isHtml = (page: LoadedPage) =>
+  page.contentType === undefined || page.contentType === "text/html" || page.contentType === "application/xhtml+xml"
+
+const textDecoder = new TextDecoder()
+
+/** Fails a page that is a bot wall, CAPTCHA, challenge, login wall or soft 404 (never a successful, charged scrape). */
+const refuseWalls = (load: Load): Effect.Effect<Load, WebsiteError> => {
+  if (!isHtml(load.page)) return Effect.succeed(load)
+  const verdict = BlockDetection.inspect({ url: load.page.url, status: load.page.status, html: textDecoder.decode(load.page.body.subarray(0, 400_000)) })
+  return verdict === undefined ? Effect.succeed(load) : Effect.fail(BlockDetection.toError(load.page.url, verdict))
+}
 
 /** Runs a validated request through the pipeline under its deadline. */
 export const run = (
   request: ScrapeRequest.ScrapeRequest,
   options: RunOptions = {}
 ): Effect.Effect<ScrapeResult, ScrapeError, Fetcher | Cache> =>
-  Effect.gen(function*() {
-    const needs = browserNeeds(request)
-    if (needs.length > 0) {
+  Effect.scoped(Effect.gen(function*() {
+    const renderer = yield* Effect.serviceOption(Renderer.Renderer)
+    const plan = RenderPlan.beforeFetch(request)
+    if (plan.render && Option.isNone(renderer)) {
       return yield* new ContentError({
         reason: "CapabilityMissing",
-        detail: `This request needs a browser (${needs.join(", ")}), and no renderer is configured`
+        detail: `This request needs a browser (${plan.reasons.join(", ")}), and no renderer is configured`
       })
     }
     const deadline = yield* Deadline.make(request.timeoutMs, request.timeoutBehavior)
-    // What a deadline can still turn into a partial result; a browser load records its latest DOM here.
-    const partial = yield* Ref.make(Option.none<LoadedPage>())
-    const loaded = yield* Deadline.gather(deadline, load(request))
-    const result = Option.isSome(loaded) ? loaded.value : yield* Effect.flatMap(Ref.get(partial), Option.match({
-      onNone: () => Effect.fail(Deadline.expired(deadline, deadline.behavior === "return-partial"
+    // The open browser page, once there is one: a deadline turns its current DOM into a partial result.
+    let session: Renderer.RenderSession | undefined
+    const cacheOff: CacheMetadata = { status: request.zdr === "enabled" ? "zdr" : "miss", age_ms: 0 }
+    const render = (renderer: Renderer.Renderer["Type"]) =>
+      Effect.gen(function*() {
+        const opened = yield* renderer.open(Renderer.optionsOf(request))
+        session = opened
+        const rendered = yield* opened.load
+        return fromRendered(rendered, opened, yield* Clock.currentTimeMillis, cacheOff)
+      })
+    const loadAny: Effect.Effect<Load, WebsiteError | InvalidRequest, Fetcher | Cache | Scope.Scope> = Option.isSome(renderer) && plan.render
+      ? render(renderer.value)
+      : Effect.flatMap(load(request), (loaded) => {
+        if (Option.isNone(renderer) || !isHtml(loaded.page)) return Effect.succeed(loaded)
+        const signals = RenderPlan.afterFetch({ contentType: loaded.page.contentType, html: textDecoder.decode(loaded.page.body.subarray(0, 400_000)) })
+        return signals.render ? render(renderer.value) : Effect.succeed(loaded)
+      })
+    const loaded = yield* Deadline.gather(deadline, loadAny)
+    const partial: Effect.Effect<Load, ScrapeError> = session === undefined
+      ? Effect.fail(Deadline.expired(deadline, deadline.behavior === "return-partial"
         ? "nothing had loaded yet to return as a partial result"
-        : "while loading the page")),
-      onSome: (page) => Effect.succeed<Load>({ page, cache: { status: "miss", age_ms: 0 }, complete: false })
-    }))
-    return yield* Deadline.finish(deadline, format(request, result, options))
-  })
+        : "while loading the page"))
+      : deadline.behavior === "return-partial"
+      ? Effect.flatMap(
+        Effect.orElseFail(session.snapshot, () => Deadline.expired(deadline, "the page could not be read when time ran out")),
+        (page) => Effect.map(Clock.currentTimeMillis, (now) => ({ ...fromRendered(page, session!, now, cacheOff), complete: false }))
+      )
+      : Effect.fail(Deadline.expired(deadline, "while rendering the page"))
+    const result = Option.isSome(loaded) ? loaded.value : yield* partial
+    const checked = result.complete ? yield* refuseWalls(result) : result
+    return yield* Deadline.finish(deadline, format(request, checked, options))
+  }))
 
 /** Validates untrusted input and runs it. */
 export const scrape = (input: unknown, options: RunOptions = {}): Effect.Effect<ScrapeResult, ScrapeError, Fetcher | Cache> =>

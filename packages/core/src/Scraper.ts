@@ -6,10 +6,12 @@
  * @since 0.1.0
  */
 import { Cause, Exit, Layer, ManagedRuntime } from "effect"
+import type * as BrowserPool from "./BrowserPool.js"
 import * as Cache from "./Cache.js"
 import type { ScrapeError } from "./Errors.js"
 import * as Fetcher from "./Fetcher.js"
 import * as Pipeline from "./Pipeline.js"
+import * as Renderer from "./Renderer.js"
 import type { ScrapeRequestInput } from "./ScrapeRequest.js"
 import type { ScrapeResult } from "./ScrapeResult.js"
 
@@ -19,6 +21,8 @@ export interface ScraperOptions {
   readonly fetcher?: Partial<Fetcher.FetcherOptions>
   /** `"memory"` (default): pages are kept in process memory; `"none"`: every scrape fetches. */
   readonly cache?: "memory" | "none"
+  /** Browser settings (Chromium launches on the first page that needs it); `"none"`: no browser, such requests fail. */
+  readonly renderer?: Partial<BrowserPool.BrowserPoolOptions> | "none"
 }
 
 /** A scraper with its own connections and cache; `close` releases them. */
@@ -30,10 +34,15 @@ export interface Scraper {
 }
 
 /** The layer a scraper runs on. */
-export const layer = (options: ScraperOptions = {}): Layer.Layer<Fetcher.Fetcher | Cache.Cache, unknown> =>
-  Layer.merge(
+export const layer = (options: ScraperOptions = {}): Layer.Layer<Fetcher.Fetcher | Cache.Cache | Renderer.Renderer, unknown> =>
+  Layer.mergeAll(
     options.fetcher === undefined ? Fetcher.layerConfig : Fetcher.layer(options.fetcher),
-    options.cache === "none" ? Cache.layerNone : Cache.layerMemory()
+    options.cache === "none" ? Cache.layerNone : Cache.layerMemory(),
+    options.renderer === "none"
+      ? Layer.empty as unknown as Layer.Layer<Renderer.Renderer>
+      : options.renderer === undefined
+      ? Renderer.layerConfig
+      : Renderer.layer(options.renderer)
   )
 
 /** Runs an Effect and settles the Promise with its value or its own error (no fiber-failure wrapper). */

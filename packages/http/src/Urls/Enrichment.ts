@@ -3,11 +3,12 @@
  * the sites whose URLs have no metadata yet; durable pg-boss jobs (on the same database) then read those pages' titles,
  * descriptions, keywords and language into the index, so later maps return them.
  *
- * A job handles one site: it leases a batch of unenriched URLs (`UrlIndexLeases.claim`, so competing jobs and replicas
- * never fetch a page twice), reads them politely (at most {@link PER_HOST} at a time, one at a time with the robots.txt
- * `Crawl-delay` when the site sets one), stores what it read, and queues the next batch as a new job before it
- * completes. The chain is therefore durable: a stop lets the running batch finish (pg-boss's graceful stop) and the
- * next job waits in the database; a crash leaves leased URLs that lapse and are picked up again. At start-up every
+ * A job handles one site, batch by batch: it leases unenriched URLs (`UrlIndexLeases.claim`, so competing jobs and
+ * replicas never fetch a page twice), reads them politely (one job per site at a time in a process, at most
+ * {@link PER_HOST} pages at once, one at a time with the robots.txt `Crawl-delay` when the site sets one; pages
+ * robots.txt disallows are marked done without a fetch) and stores what it read. After 15 s, or when the process is
+ * stopping, it queues the rest as a new job before it completes. The chain is therefore durable: a stop lets the running
+ * batch finish (pg-boss's graceful stop) and the next job waits in the database; a crash leaves leased URLs that lapse and are picked up again. At start-up every
  * site with URLs still waiting is queued again. pg-boss starts in the background, so it never delays serving.
  *
  * @since 0.1.0
@@ -32,6 +33,8 @@ export const BATCH = 20
 const LEASE_MS = 120_000
 // The longest robots.txt Crawl-delay honoured (a site asking for more is still read, this slowly).
 const MAX_CRAWL_DELAY_MS = 30_000
+// How long one job keeps taking batches of its site before handing the rest to a new job.
+const JOB_BUDGET_MS = 15_000
 // A site queued again from this process within this time is not queued twice (its job is already waiting).
 const REQUEUE_AFTER_MS = 5_000
 
@@ -41,12 +44,12 @@ export class UrlEnrichment extends Context.Tag("@sift/http/UrlEnrichment")<UrlEn
   readonly queue: (sites: ReadonlyArray<string>) => Effect.Effect<void>
 }>() {}
 
-/** One job: leases a batch of `site`, reads it into the index, and queues the rest. */
-const runJob = (site: string, jobs: JobQueue.JobQueueShape) =>
+/** Reads one leased batch of `site` politely; returns how many URLs it held. */
+const runBatch = (site: string) =>
   Effect.gen(function*() {
     const leases = yield* UrlIndexStore.UrlIndexLeases
     const urls = yield* leases.claim(site, BATCH, LEASE_MS)
-    if (urls.length === 0) return
+    if (urls.length === 0) return 0
     // robots.txt decides what background work fetches (disallowed pages are marked done, still listed) and how fast.
     const { allows, crawlDelayMs } = yield* UrlDiscovery.politeness(urls[0]!)
     const delay = Math.min(crawlDelayMs, MAX_CRAWL_DELAY_MS)
@@ -59,8 +62,22 @@ const runJob = (site: string, jobs: JobQueue.JobQueueShape) =>
       }
     }
     yield* Effect.logDebug(`enriched ${urls.length} URL(s) of ${site}`)
-    // A full batch suggests more are waiting; the next job finds out (and ends at once when none are).
-    if (urls.length === BATCH) yield* jobs.send(QUEUE, { site }, sendOptions)
+    return urls.length
+  })
+
+/**
+ * One job: batches of `site` until none is left, the job's time budget is spent, or the process is stopping; then,
+ * when the last batch was full, the rest is queued as a new job (durable before this one completes).
+ */
+const runJob = (site: string, priority: number, jobs: JobQueue.JobQueueShape, stopping: () => boolean) =>
+  Effect.gen(function*() {
+    const started = Date.now()
+    for (;;) {
+      const read = yield* runBatch(site)
+      if (read < BATCH) return
+      if (stopping() || Date.now() - started > JOB_BUDGET_MS) break
+    }
+    yield* jobs.send(QUEUE, { site, priority }, { ...sendOptions, priority })
   })
 
 const sendOptions: JobQueue.SendOptions = { retryLimit: 3, retryDelay: 5, retryBackoff: true, expireInSeconds: 600 }
@@ -84,21 +101,37 @@ export const layer = (
     const context = yield* Effect.context<Sql.Database | Fetcher.Fetcher | UrlIndex | UrlIndexStore.UrlIndexLeases>()
     const ready = yield* Deferred.make<Option.Option<JobQueue.JobQueueShape>>()
     const lastQueued = new Map<string, number>()
+    let stopping = false
+    // One job per site at a time in this process: two chains of one site (two maps) never double the load on a host.
+    const siteLocks = new Map<string, Effect.Semaphore>()
+    const oneAtATime = <A, E, R>(site: string, effect: Effect.Effect<A, E, R>) =>
+      Effect.suspend(() => {
+        let lock = siteLocks.get(site)
+        if (lock === undefined) siteLocks.set(site, lock = Effect.unsafeMakeSemaphore(1))
+        return lock.withPermits(1)(effect)
+      })
 
     const start = Effect.gen(function*() {
       const jobs = yield* JobQueue.make({ queues: [QUEUE] })
       yield* jobs.work(
         QUEUE,
         (job) => {
-          const site = (job.data as { site?: unknown }).site
-          return typeof site === "string" ? runJob(site, jobs) : Effect.void
+          const { priority, site } = job.data as { site?: unknown; priority?: unknown }
+          return typeof site === "string"
+            ? oneAtATime(site, runJob(site, typeof priority === "number" ? priority : 0, jobs, () => stopping))
+            : Effect.void
         },
         { concurrency: options.concurrency ?? 2, pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2 }
       )
+      // Runs first when the layer closes (finalizers run in reverse): running jobs end after their current batch.
+      yield* Effect.addFinalizer(() => Effect.sync(() => {
+        stopping = true
+      }))
       yield* Deferred.succeed(ready, Option.some(jobs))
       // Resume: sites with URLs still waiting (the process may have stopped before their chain was queued).
       const pending = yield* Effect.flatMap(UrlIndexStore.UrlIndexLeases, (leases) => leases.pendingSites(10_000))
-      yield* Effect.forEach(pending, (site) => jobs.send(QUEUE, { site }, sendOptions), { discard: true })
+      // Below fresh requests (priority 1): a backlog left by an earlier run never delays the sites callers just mapped.
+      yield* Effect.forEach(pending, (site) => jobs.send(QUEUE, { site, priority: 0 }, sendOptions), { discard: true })
     }).pipe(
       Scope.extend(scope),
       Effect.provide(context),
@@ -115,7 +148,7 @@ export const layer = (
       Effect.gen(function*() {
         const jobs = yield* Deferred.await(ready)
         if (Option.isNone(jobs)) return
-        yield* jobs.value.send(QUEUE, { site }, sendOptions)
+        yield* jobs.value.send(QUEUE, { site, priority: 1 }, { ...sendOptions, priority: 1 })
       }).pipe(Effect.catchAllCause((cause) => Effect.logWarning(`could not queue enrichment of ${site}`, cause)))
 
     return UrlEnrichment.of({

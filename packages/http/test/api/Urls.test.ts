@@ -65,6 +65,21 @@ const hosts: Hosts = {
   }
 }
 
+// Per backend: robots.txt asks for 1 s between fetches and disallows /secret; the pinned sitemap lists four pages.
+const politeHost = (backend: string) => d(`${backend}-polite.test`)
+const fetchedAt = new Map<string, number>()
+for (const backend of ["pglite", "postgres"]) {
+  const host = politeHost(backend)
+  hosts[host] = {
+    "/robots.txt": text("User-agent: *\nCrawl-delay: 1\nDisallow: /secret\n"),
+    "/pinned.xml": xml(urlset(["/a", "/b", "/c", "/secret"].map((p) => `http://${host}${p}`))),
+    "*": (req, res, exchange) => {
+      fetchedAt.set(`${host}${req.url}`, Date.now())
+      return page(`Polite ${req.url}`, [])(req, res, exchange)
+    }
+  }
+}
+
 const backends = [
   { name: "pglite", url: undefined as string | undefined },
   { name: "postgres", url: inject("databaseUrl") ?? undefined }
@@ -205,6 +220,25 @@ for (const backend of backends) {
       expect(stalled.status).toBe(408)
       expect((await stalled.json() as Record<string, any>).error_code).toBe("REQUEST_TIMEOUT")
       expect((await balance(orgId)).remaining).toBe(before - 1)
+    })
+
+    it("enrichment keeps to robots.txt: Crawl-delay between fetches, disallowed pages listed but never fetched", async () => {
+      const { secret } = await service.key()
+      const host = politeHost(backend.name)
+      const mapped = await get(service, secret, `/web/urls?domain=${host}&sitemapUrl=${encodeURIComponent(`http://${host}/pinned.xml`)}`)
+      expect(((await mapped.json()) as Record<string, any>).urls.map((u: { url: string }) => u.url).sort()).toEqual(
+        ["/a", "/b", "/c", "/secret"].map((p) => `http://${host}${p}`)
+      )
+      await eventually(async () => (["/a", "/b", "/c"].every((p) => fetchedAt.has(`${host}${p}`)) ? true : undefined))
+      const times = ["/a", "/b", "/c"].map((p) => fetchedAt.get(`${host}${p}`)!).sort((x, y) => x - y)
+      expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(900)
+      expect(times[2]! - times[1]!).toBeGreaterThanOrEqual(900)
+      const later = await eventually(async () => {
+        const again = (await (await get(service, secret, `/web/urls?domain=${host}&sitemapUrl=${encodeURIComponent(`http://${host}/pinned.xml`)}`)).json()) as Record<string, any>
+        return again.urls.filter((u: { title?: string }) => u.title !== undefined).length === 3 ? again : undefined
+      })
+      expect(later.urls.find((u: { url: string }) => u.url.endsWith("/secret"))).toEqual({ url: `http://${host}/secret` })
+      expect(fetchedAt.has(`${host}/secret`)).toBe(false)
     })
 
     it("zdr=enabled and forwarded headers return URLs only and leave the index alone (no enrichment)", async () => {

@@ -53,6 +53,8 @@ export const dismissCookies = async (page: Page): Promise<boolean> => {
         .find((el) => accept.test(el.innerText || el.value || ""))
       if (button !== undefined) {
         button.click()
+        // Hidden is not gone: a banner left in the DOM would still reach the HTML and the Markdown.
+        banner.remove()
         return true
       }
     }

@@ -122,7 +122,7 @@ export const openSession = (
         actionsApplied = []
         await serialize().catch(() => undefined)
         for (const action of options.actions) {
-          actionsApplied.push(await Actions.run(page, action, 10_000))
+          actionsApplied.push(await Actions.run(page, action, 5_000))
           await page.waitForLoadState("domcontentloaded", { timeout: 5_000 }).catch(() => undefined)
         }
       }

@@ -128,3 +128,52 @@ for (const backend of backends) {
     })
   })
 }
+
+describe("GET /web/naics with a search provider (a SearXNG stand-in served by node:http)", () => {
+  // SearXNG itself cannot run here: this server answers its JSON API (`/search?format=json&q=...`) from a table.
+  let searxng: FixtureSite.Site
+  let service: TestService.TestService
+  const answers: Record<string, { status: number; urls: ReadonlyArray<string> }> = {
+    [`Hoppy Meadow ${run}`]: { status: 200, urls: [`https://www.linkedin.com/company/hoppy-meadow`, `http://${brewery}/about`] },
+    [`Nobody ${run} Anywhere`]: { status: 200, urls: ["https://en.wikipedia.org/wiki/Nobody", "https://www.yelp.com/biz/nobody"] },
+    [`Broken ${run} Search`]: { status: 500, urls: [] }
+  }
+  beforeAll(async () => {
+    searxng = await FixtureSite.start({
+      "/search": (req, res) => {
+        const q = new URL(req.url ?? "/", "http://searxng.local").searchParams.get("q") ?? ""
+        const answer = answers[q] ?? { status: 200, urls: [] }
+        res.writeHead(answer.status, { "content-type": "application/json" })
+        res.end(JSON.stringify({ query: q, results: answer.urls.map((url) => ({ url, title: url })) }))
+      }
+    })
+    process.env.SIFT_SEARXNG_URL = searxng.url
+    try {
+      service = await TestService.start({ hostRules: `MAP *.test 127.0.0.1:${site.port}` })
+    } finally {
+      delete process.env.SIFT_SEARXNG_URL
+    }
+  })
+  afterAll(async () => {
+    await service?.close()
+    await searxng?.close()
+  })
+
+  it("resolves a name to the first company site among the results; no company site is 400, a failing provider 503", async () => {
+    const { secret } = await service.key()
+    const get = (input: string) => fetch(`${service.baseUrl}/web/naics?input=${encodeURIComponent(input)}`, { headers: { authorization: `Bearer ${secret}` } })
+    const found = await get(`Hoppy Meadow ${run}`)
+    const body = await found.json() as Record<string, any>
+    expect(found.status).toBe(200)
+    expect(body.domain).toBe(brewery)
+    expect(body.codes[0].code).toBe("312120")
+    expect(searxng.exchanges.some((e) => e.path.includes("format=json"))).toBe(true)
+
+    const none = await get(`Nobody ${run} Anywhere`)
+    expect([none.status, (await none.json() as Record<string, any>).error_code]).toEqual([400, "WEBSITE_NOT_FOUND"])
+    const broken = await get(`Broken ${run} Search`)
+    const error = await broken.json() as Record<string, any>
+    expect([broken.status, error.error_code]).toEqual([503, "SEARCH_UNAVAILABLE"])
+    expect(error.key_metadata.credits_consumed).toBe(0)
+  })
+})

@@ -4,8 +4,8 @@ import * as Core from "../src/index.js"
 describe("@sift/core exports", () => {
   it("exposes exactly the public modules and the scrape function", () => {
     expect(Object.keys(Core).sort()).toEqual([
-      "AddressGuard", "Cache", "Charset", "CompanyEvidence", "CompanyResolver", "ContentFilter", "Convert", "Deadline", "Errors", "Fetcher", "HostRules", "Html",
-      "HtmlFormat", "ImageEnrich", "Images", "MainContent", "Markdown", "Metadata", "Naics", "NaicsClassification", "NaicsClassifier", "ParseDocument", "ParseRules", "Pipeline", "ScrapeRequest",
+      "Actions", "AddressGuard", "BlockDetection", "BrowserPool", "Cache", "Charset", "CompanyEvidence", "CompanyResolver", "ContentFilter", "Convert", "Deadline", "Errors", "Fetcher", "HostRules", "Html",
+      "HtmlFormat", "ImageEnrich", "Images", "MainContent", "Markdown", "Metadata", "Naics", "NaicsClassification", "NaicsClassifier", "ParseDocument", "ParseRules", "Pipeline", "RenderPlan", "Renderer", "ScrapeRequest",
       "ScrapeResult", "Scraper", "Screenshot", "UrlDiscovery", "UrlIndex", "UrlNormal", "UrlSearch", "classifyNaics", "mapUrls", "scrape"
     ])
     expect(typeof Core.scrape).toBe("function")

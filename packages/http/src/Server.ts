@@ -1,6 +1,6 @@
 /**
  * The Sift service as one process: configuration, then the database (PGlite in the data directory, or PostgreSQL) with
- * every package's migrations, then the Fetcher and the store-backed cache, then the Node listener (HTTP, or HTTPS when
+ * every package's migrations, then the Fetcher, the store-backed cache and the browser pool (`Renderer`), then the Node listener (HTTP, or HTTPS when
  * TLS files are configured; the HTTPS rule and the access log in front), then the application on it. `run` serves until
  * SIGINT/SIGTERM and then shuts down gracefully: stop accepting, let in-flight requests finish (bounded by
  * `SIFT_SHUTDOWN_TIMEOUT_MS`), close the application (request logs flush there), the database and the data-dir lock.
@@ -9,7 +9,7 @@
  */
 import * as HttpServer from "@effect/platform/HttpServer"
 import type * as SqlClient from "@effect/sql/SqlClient"
-import { Cache, Fetcher } from "@sift/core"
+import { Cache, Fetcher, Renderer } from "@sift/core"
 import { CacheStore, Migrations, Sql } from "@sift/store"
 import { Cause, Effect, Exit, Layer, Option, Scope } from "effect"
 import * as path from "node:path"
@@ -28,6 +28,7 @@ export type Platform =
   | Sql.Database
   | Fetcher.Fetcher
   | Cache.Cache
+  | Renderer.Renderer
   | ServiceConfig.CurrentConfig
 
 /**
@@ -102,7 +103,8 @@ const runWith = <E>(config: ServiceConfig.ServiceConfig, application: Applicatio
     const started = yield* Effect.gen(function*() {
       const storage = yield* Layer.buildWithScope(layerDatabase(application.migrations), scope)
       const services = yield* Layer.buildWithScope(
-        Layer.mergeAll(Fetcher.layerConfig, CacheStore.layer(), Layer.succeed(ServiceConfig.CurrentConfig, config)),
+        // One browser pool per process: Chromium starts on the first page that needs it and closes with this scope.
+        Layer.mergeAll(Fetcher.layerConfig, CacheStore.layer(), Renderer.layerConfig, Layer.succeed(ServiceConfig.CurrentConfig, config)),
         scope
       ).pipe(Effect.provide(storage))
       const open = yield* listener.make(config).pipe(Scope.extend(scope))

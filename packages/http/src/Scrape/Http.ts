@@ -160,7 +160,10 @@ const baseQuery = (query: QueryParams.Query) =>
 
 /** `POST /web/scrape`: 1 credit for any mix of formats, cache hits included; plus 1 per PDF page OCR recovered. */
 export const scrape: ScrapeHandler = {
-  validate: (caller) => Effect.map(ScrapeRequest.decode(caller.body), (request) => planFor(request, 1, request)),
+  validate: (caller) =>
+    Effect.map(ScrapeRequest.decode(caller.body), (request) => planFor(request, 1, request)).pipe(
+      Effect.tap((plan) => refuseFreeActions(caller, plan.input))
+    ),
   run: (_caller, request) =>
     Effect.map(FormattedResults.run(request), (result) => ({ body: { ...result }, credits: chargeOf(1, result) }))
 }
@@ -190,6 +193,18 @@ const decodeQuery = (endpoint: string, caller: Caller, build: (query: QueryParam
 }
 
 const hasActions = (request: ScrapeRequest.ScrapeRequest) => (request.sharedParams?.actions?.length ?? 0) > 0
+
+/** Browser actions need a paid plan (decisions §3): refused before any work, so nothing is charged. */
+const refuseFreeActions = (caller: Caller, request: ScrapeRequest.ScrapeRequest) =>
+  hasActions(request) && caller.auth.org.plan === "free"
+    ? Effect.fail(new ApiFailure({ code: "PAID_PLAN_REQUIRED", detail: "actions: browser actions need a paid plan" }))
+    : Effect.void
+
+/** `actionsApplied` and `actionsHtmlStale` of a result that ran actions (absent otherwise). */
+const actionsOf = (result: ScrapeResult.ScrapeResult) => {
+  const info = Pipeline.renderInfo(result)
+  return info.actionsApplied === undefined ? {} : { actionsApplied: info.actionsApplied, actionsHtmlStale: info.actionsHtmlStale ?? false }
+}
 
 /** `GET /web/scrape/markdown`: 1 credit; 2 with actions; plus 1 per PDF page OCR recovered. */
 export const markdown: ScrapeHandler<QueryRequest> = {
@@ -227,7 +242,8 @@ export const markdown: ScrapeHandler<QueryRequest> = {
           metadata: result.metadata,
           cache_metadata: result.cache_metadata,
           ...(result.html.requested ? { html: result.html.data ?? "" } : {}),
-          ...(result.isPartial ? { finalDOMState: "still-loading" } : {})
+          ...(result.isPartial ? { finalDOMState: "still-loading" } : {}),
+          ...actionsOf(result)
         },
         credits: chargeOf(hasActions(request) ? 2 : 1, result)
       }
@@ -240,7 +256,7 @@ export const html: ScrapeHandler<QueryRequest> = {
     Effect.map(
       decodeQuery("html", caller, (query) => ({ ...baseQuery(query), formats: { html: true }, sharedParams: sharedFromQuery(query) })),
       (decoded) => planFor(decoded.request, 1, decoded)
-    ),
+    ).pipe(Effect.tap((plan) => refuseFreeActions(caller, plan.input.request))),
   run: (_caller, { options, request }) =>
     Effect.map(FormattedResults.run(request, options), (result) => ({
       body: {
@@ -250,7 +266,8 @@ export const html: ScrapeHandler<QueryRequest> = {
         type: Pipeline.documentInfo(result).type ?? "html",
         finalDOMState: result.isPartial ? "still-loading" : "complete",
         metadata: result.metadata,
-        cache_metadata: result.cache_metadata
+        cache_metadata: result.cache_metadata,
+        ...actionsOf(result)
       },
       credits: chargeOf(1, result)
     }))

@@ -15,6 +15,7 @@ import { randomUUID } from "node:crypto"
 import * as Admin from "./Admin.js"
 import { directOperations } from "./internal/admin/direct.js"
 import * as Logs from "./Logs/Http.js"
+import * as Mcp from "./Mcp/Http.js"
 import * as Naics from "./Naics/Http.js"
 import * as OpenApi from "./OpenApi.js"
 import * as Parse from "./Parse/Http.js"
@@ -88,7 +89,7 @@ const services = Layer.mergeAll(RequestLog.RequestLog.Default, Auth.layer, UrlEn
 
 // No span per request: with no tracer configured a span is pure cost, a large share of a cache hit (bench/http);
 // the request id, the request log and the access log already identify every request.
-const serveApi = HttpMiddleware.withTracerDisabledWhen(HttpServer.serve(httpApp), () => true)
+const serveApi = HttpMiddleware.withTracerDisabledWhen(HttpServer.serve(Mcp.mount(httpApp)), () => true)
 
 /** The API alone on the caller's `HttpServer` (no admin channel, no bootstrap): for embedding and tests. */
 export const layerApi = serveApi.pipe(Layer.provide(services))

@@ -11,6 +11,7 @@ import { direct } from "./internal/admin/direct.js"
 import { CliFailure, ExitCode } from "./internal/cli/failure.js"
 import { keysCommand } from "./internal/cli/keys.js"
 import { mapCommand } from "./internal/cli/map.js"
+import { mcpCommand } from "./internal/cli/mcp.js"
 import { naicsCommand } from "./internal/cli/naics.js"
 import { orgsCommand } from "./internal/cli/orgs.js"
 import { scrapeCommand } from "./internal/cli/scrape.js"
@@ -21,7 +22,7 @@ const sift = Command.make("sift").pipe(
     "Sift: scrape pages into Markdown, HTML, images and fields. Exit codes: 0 ok, 1 internal error, " +
       "2 invalid input, 3 website error, 4 timeout, 5 unsupported content."
   ),
-  Command.withSubcommands([serveCommand(App.application), scrapeCommand, mapCommand, naicsCommand, keysCommand(direct), orgsCommand(direct)])
+  Command.withSubcommands([serveCommand(App.application), scrapeCommand, mapCommand, naicsCommand, mcpCommand, keysCommand(direct), orgsCommand(direct)])
 )
 
 const cli = Command.run(sift, { name: "sift", version: "0.1.0" })

@@ -1,0 +1,141 @@
+/**
+ * The hosted tool server at `/mcp` (Streamable HTTP, stateless: one MCP server per POST, JSON responses) and its OAuth
+ * protected-resource metadata (RFC 9728) at `/.well-known/oauth-protected-resource/mcp`. A tool call is dispatched as an
+ * internal request into the API application itself, with the caller's bearer token, so it is authenticated, rate
+ * limited, charged and logged exactly like the same call over HTTP.
+ *
+ * @since 0.1.0
+ */
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
+import { ApiKeys } from "@sift/auth"
+import { Effect, Runtime } from "effect"
+import * as ToolServer from "./ToolServer.js"
+import * as Tools from "./Tools.js"
+
+/** Where the tool server is mounted. */
+export const PATH = "/mcp"
+/** Its protected-resource metadata (RFC 9728: the well-known prefix before the resource's path). */
+export const RESOURCE_METADATA_PATH = "/.well-known/oauth-protected-resource/mcp"
+/** The scopes the tool server understands. */
+export const SCOPES: ReadonlyArray<Tools.Scope> = ["api.read", "api.write"]
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i
+
+/** The public origin the client used (the `Host` it sent; https when a proxy says so). */
+const originOf = (request: HttpServerRequest.HttpServerRequest): string => {
+  const proto = request.headers["x-forwarded-proto"] === "https" ? "https" : "http"
+  return `${proto}://${request.headers.host ?? "127.0.0.1"}`
+}
+
+/** The protected-resource metadata document of the tool server. */
+export const resourceMetadata = (origin: string) => ({
+  resource: `${origin}${PATH}`,
+  authorization_servers: [origin],
+  scopes_supported: SCOPES,
+  bearer_methods_supported: ["header"],
+  resource_name: "Sift MCP server"
+})
+
+const unauthorized = (origin: string, error: string | undefined, description: string) =>
+  HttpServerResponse.unsafeJson(
+    { error: error ?? "unauthorized", error_description: description },
+    {
+      status: 401,
+      headers: {
+        "www-authenticate": `Bearer resource_metadata="${origin}${RESOURCE_METADATA_PATH}"` +
+          (error === undefined ? "" : `, error="${error}", error_description="${description}"`) +
+          `, scope="${SCOPES.join(" ")}"`
+      }
+    }
+  )
+
+/** The scopes a bearer token carries: API keys have both (their permissions still apply in the pipeline). */
+const scopesOf = (secret: string) =>
+  Effect.flatMap(ApiKeys.ApiKeys, (keys) => keys.authenticate(secret)).pipe(
+    Effect.as(SCOPES),
+    Effect.option
+  )
+
+/** Runs `app` on an internal request and reads its JSON answer. */
+const dispatcher = <E, R>(
+  app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
+  runtime: Runtime.Runtime<R>,
+  origin: string,
+  headers: Record<string, string>
+): Tools.Dispatch =>
+async (internal) => {
+  const query = internal.query === undefined ? "" : Tools.encodeQuery(internal.query).toString()
+  const request = new Request(`${origin}${internal.path}${query === "" ? "" : `?${query}`}`, {
+    method: internal.method,
+    headers: internal.body === undefined ? headers : { ...headers, "content-type": "application/json" },
+    ...(internal.body === undefined ? {} : { body: JSON.stringify(internal.body) })
+  })
+  const response = await Runtime.runPromise(runtime)(
+    app.pipe(
+      Effect.provideService(HttpServerRequest.HttpServerRequest, HttpServerRequest.fromWeb(request)),
+      Effect.catchAllCause((cause) =>
+        Effect.as(Effect.logError("MCP tool call failed", cause), HttpServerResponse.unsafeJson({ error_code: "INTERNAL_ERROR", message: "Internal error" }, { status: 500 })))
+    )
+  )
+  const text = await HttpServerResponse.toWeb(response).text()
+  let body: unknown = text
+  try {
+    body = JSON.parse(text)
+  } catch {
+    // Not JSON: handed to the client as text.
+  }
+  return { status: response.status, body }
+}
+
+/** Answers one request to `/mcp`. */
+const serveMcp = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const origin = originOf(request)
+    if (request.method !== "POST") {
+      // Stateless server: no standalone event stream and no sessions to delete.
+      return HttpServerResponse.unsafeJson(
+        { jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed: send JSON-RPC messages with POST" }, id: null },
+        { status: 405, headers: { allow: "POST" } }
+      )
+    }
+    const secret = BEARER.exec(request.headers.authorization ?? "")?.[1]
+    if (secret === undefined) return unauthorized(origin, undefined, "Send Authorization: Bearer <access token or API key>")
+    const scopes = yield* scopesOf(secret)
+    if (scopes._tag === "None") return unauthorized(origin, "invalid_token", "The access token or API key is invalid, expired or revoked")
+
+    const runtime = yield* Effect.runtime<R>()
+    const forwarded: Record<string, string> = { authorization: `Bearer ${secret}` }
+    const agent = request.headers["user-agent"]
+    if (agent !== undefined) forwarded["user-agent"] = agent
+    const webRequest = yield* HttpServerRequest.toWeb(request)
+    const answer = yield* Effect.promise(async () => {
+      const server = ToolServer.make(dispatcher(app, runtime, origin, forwarded), scopes.value)
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
+      await server.connect(transport)
+      try {
+        const response = await transport.handleRequest(webRequest)
+        return { status: response.status, headers: Object.fromEntries(response.headers), text: await response.text() }
+      } finally {
+        await server.close()
+      }
+    })
+    return HttpServerResponse.text(answer.text, { status: answer.status, headers: answer.headers })
+  }).pipe(
+    Effect.catchTag("RequestError", () =>
+      Effect.succeed(HttpServerResponse.unsafeJson({ jsonrpc: "2.0", error: { code: -32700, message: "The request body could not be read" }, id: null }, { status: 400 })))
+  )
+
+/** `app` with the tool server mounted beside it: `/mcp` and its metadata are answered here, the rest by `app`. */
+export const mount = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const path = new URL(request.url, "http://sift.local").pathname
+    if (path === PATH) return yield* serveMcp(app)
+    if (path === RESOURCE_METADATA_PATH && request.method === "GET") {
+      return HttpServerResponse.unsafeJson(resourceMetadata(originOf(request)), { headers: { "cache-control": "max-age=3600" } })
+    }
+    return yield* app
+  })

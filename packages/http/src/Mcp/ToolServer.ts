@@ -1,0 +1,50 @@
+/**
+ * The MCP server object shared by both transports (`/mcp` over Streamable HTTP, `sift mcp` over stdio): lists the tools
+ * the caller's scopes allow and turns each call into its API request through `dispatch`.
+ *
+ * @since 0.1.0
+ */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
+import * as Tools from "./Tools.js"
+
+/** The name and version clients see. */
+export const serverInfo = { name: "sift", title: "Sift", version: "0.1.0" } as const
+
+const result = (status: number, body: unknown): CallToolResult => ({
+  content: [{ type: "text", text: JSON.stringify(body) }],
+  ...(typeof body === "object" && body !== null && !Array.isArray(body) ? { structuredContent: body as Record<string, unknown> } : {}),
+  isError: status !== 200
+})
+
+// A tool the scopes do not allow answers like the API's permission error, without calling the API.
+const insufficientScope = (tool: Tools.Tool): CallToolResult =>
+  result(403, {
+    error_code: "INSUFFICIENT_SCOPE",
+    message: `The tool ${tool.name} needs the scope ${tool.scope}; this token has read access only`,
+    required_scope: tool.scope
+  })
+
+/** Makes an MCP server whose tools call the API through `dispatch`, for a caller holding `scopes`. */
+export const make = (dispatch: Tools.Dispatch, scopes: ReadonlyArray<Tools.Scope>): Server => {
+  const server = new Server(serverInfo, { capabilities: { tools: {} } })
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: Tools.tools.map((tool) => ({
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      inputSchema: Tools.inputSchema(tool) as { type: "object" },
+      annotations: { readOnlyHint: tool.scope === "api.read", openWorldHint: true }
+    }))
+  }))
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const tool = Tools.tools.find((candidate) => candidate.name === request.params.name)
+    if (tool === undefined) {
+      return result(404, { error_code: "NOT_FOUND", message: `No tool named ${request.params.name}` })
+    }
+    if (!Tools.allowed(tool, scopes)) return insufficientScope(tool)
+    const response = await dispatch(tool.request(request.params.arguments ?? {}))
+    return result(response.status, response.body)
+  })
+  return server
+}

@@ -1,0 +1,177 @@
+/**
+ * The MCP tools: each one is an API operation. A tool call becomes the internal HTTP request of that operation (method,
+ * `/v1` path, query or JSON body), so authentication, permission, rate limit, validation, credits and the request log
+ * are the API's own (one code path). Input schemas are effect Schemas, published as JSON Schema.
+ *
+ * @since 0.1.0
+ */
+import { ScrapeRequest } from "@sift/core"
+import { JSONSchema, Schema } from "effect"
+
+/** An OAuth scope of the tool server (decisions §10): read-only tokens call read tools only. */
+export type Scope = "api.read" | "api.write"
+
+/** The API request a tool call stands for. */
+export interface InternalRequest {
+  readonly method: "GET" | "POST"
+  /** The path under the API, starting `/v1/`. */
+  readonly path: string
+  readonly query?: Readonly<Record<string, unknown>>
+  readonly body?: unknown
+}
+
+/** The API's answer to an internal request. */
+export interface InternalResponse {
+  readonly status: number
+  readonly body: unknown
+}
+
+/** Sends an internal request through the API (in process for `/mcp`, over HTTP for `sift mcp`). */
+export type Dispatch = (request: InternalRequest) => Promise<InternalResponse>
+
+/** One tool: its name, what it does, its input, the scope it needs and the API request it becomes. */
+export interface Tool {
+  readonly name: string
+  readonly title: string
+  readonly description: string
+  readonly scope: Scope
+  readonly input: Schema.Schema<any, any>
+  readonly request: (args: Record<string, any>) => InternalRequest
+}
+
+const Url = Schema.String.annotations({ description: "An http:// or https:// URL" })
+const Int = (description: string) => Schema.optional(Schema.Int.annotations({ description }))
+const Flag = (description: string) => Schema.optional(Schema.Boolean.annotations({ description }))
+const Text = (description: string) => Schema.optional(Schema.String.annotations({ description }))
+const TagList = Schema.optional(ScrapeRequest.Tags.annotations({ description: "Tags recorded in the request log" }))
+
+const ScrapeMarkdownInput = Schema.Struct({
+  url: Url,
+  includeLinks: Flag("Keep hyperlinks in the Markdown (default true)"),
+  useMainContentOnly: Flag("Only the main content: no navigation, headers or footers"),
+  waitForMs: Int("Milliseconds to wait after load before capture"),
+  maxAgeMs: Int("Accept a cached copy at most this old (0 always fetches)"),
+  timeoutMS: Int("Total deadline in milliseconds"),
+  tags: TagList
+})
+
+const MapInput = Schema.Struct({
+  domain: Schema.String.annotations({ description: "The site's domain, e.g. example.com" }),
+  includeSubdomains: Flag("Include indexed URLs on subdomains (default false)"),
+  maxLinks: Int("Most URLs to return, 1 to 100000 (default 10000)"),
+  urlRegex: Text("RE2 pattern: only matching URLs are returned"),
+  sitemapUrl: Text("Crawl this sitemap instead of discovering one"),
+  tags: TagList
+})
+
+const NaicsInput = Schema.Struct({
+  input: Schema.String.annotations({ description: "A company's domain, URL or name (at least 4 characters)" }),
+  minResults: Int("Fewest codes, 1 to 10 (default 1)"),
+  maxResults: Int("Most codes, 1 to 10 (default 5)"),
+  tags: TagList
+})
+
+const LogsInput = Schema.Struct({
+  from: Text("ISO 8601 start (default: one day before `to`)"),
+  to: Text("ISO 8601 end (default: now)"),
+  path: Text("Only requests to this API path, e.g. /web/scrape"),
+  status_code: Int("Only this HTTP status"),
+  error_code: Text("Only this error code"),
+  errors_only: Flag("Only failed requests"),
+  search: Text("Text to look for in the logged request"),
+  page: Int("Page number, from 1"),
+  limit: Int("Entries per page (default 25)")
+})
+
+const LogInput = Schema.Struct({ request_id: Schema.String.annotations({ description: "The request id of a log entry" }) })
+
+/** Query members as the API parses them: objects in the deep-object form, lists comma-separated. */
+const query = (args: Record<string, unknown>, omit: ReadonlyArray<string> = []): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(args).filter(([key, value]) => value !== undefined && !omit.includes(key)))
+
+/** Every tool, in the order clients list them. */
+export const tools: ReadonlyArray<Tool> = [
+  {
+    name: "scrape_markdown",
+    title: "Scrape a page as Markdown",
+    description: "Fetch one web page (rendered when needed) and return it as Markdown with its metadata (GET /v1/web/scrape/markdown; 1 credit).",
+    scope: "api.read",
+    input: ScrapeMarkdownInput,
+    request: (args) => {
+      const { timeoutMS, ...rest } = args
+      return {
+        method: "GET",
+        path: "/v1/web/scrape/markdown",
+        query: query({ ...rest, ...(timeoutMS === undefined ? {} : { timeoutOpts: { milliseconds: timeoutMS } }) })
+      }
+    }
+  },
+  {
+    name: "scrape",
+    title: "Scrape a page in several formats",
+    description:
+      "Fetch one page once and return any mix of rendered HTML, Markdown, a screenshot, images, the original bytes and CSS-selected fields (POST /v1/web/scrape). `formats` picks the outputs.",
+    scope: "api.read",
+    input: Schema.Struct(ScrapeRequest.ScrapeRequest.fields),
+    request: (args) => ({ method: "POST", path: "/v1/web/scrape", body: args })
+  },
+  {
+    name: "map",
+    title: "List a website's URLs",
+    description: "The URLs a website has, from the index and its sitemaps, with title, description and language when known (GET /v1/web/urls).",
+    scope: "api.read",
+    input: MapInput,
+    request: (args) => ({ method: "GET", path: "/v1/web/urls", query: query(args) })
+  },
+  {
+    name: "naics",
+    title: "Classify a company into NAICS codes",
+    description: "Ranked NAICS 2022 industry codes with confidence for a company's domain, URL or name (GET /v1/web/naics; 1 credit).",
+    scope: "api.read",
+    input: NaicsInput,
+    request: (args) => ({ method: "GET", path: "/v1/web/naics", query: query(args) })
+  },
+  {
+    name: "logs",
+    title: "List API request logs",
+    description: "The organization's API request log, newest first, with filters (GET /v1/logs; no credits).",
+    scope: "api.read",
+    input: LogsInput,
+    request: (args) => ({ method: "GET", path: "/v1/logs", query: query(args) })
+  },
+  {
+    name: "log",
+    title: "Get one logged request",
+    description: "One request log entry with its (redacted) input and response (GET /v1/logs/{request_id}).",
+    scope: "api.read",
+    input: LogInput,
+    request: (args) => ({ method: "GET", path: `/v1/logs/${encodeURIComponent(String(args.request_id))}` })
+  }
+]
+
+/** A tool's input as JSON Schema (the encoded side: what a client sends). */
+export const inputSchema = (tool: Tool): Record<string, unknown> => {
+  const { $schema: _, ...schema } = JSONSchema.make(Schema.encodedSchema(tool.input)) as unknown as Record<string, unknown>
+  return schema
+}
+
+/** Encodes a query object the way `QueryParams.parse` reads it back: `a[b]=c` for objects, commas for lists. */
+export const encodeQuery = (query: Readonly<Record<string, unknown>>): URLSearchParams => {
+  const params = new URLSearchParams()
+  const add = (key: string, value: unknown): void => {
+    if (value === undefined || value === null) return
+    if (Array.isArray(value)) {
+      params.append(key, value.every((item) => typeof item !== "object") ? value.join(",") : JSON.stringify(value))
+    } else if (typeof value === "object") {
+      for (const [name, member] of Object.entries(value as Record<string, unknown>)) add(`${key}[${name}]`, member)
+    } else {
+      params.append(key, String(value))
+    }
+  }
+  for (const [key, value] of Object.entries(query)) add(key, value)
+  return params
+}
+
+/** Whether a caller holding `scopes` may call `tool`: `api.write` includes `api.read`. */
+export const allowed = (tool: Tool, scopes: ReadonlyArray<Scope>): boolean =>
+  scopes.includes("api.write") || scopes.includes(tool.scope)

@@ -113,7 +113,9 @@ export const enrich = <E = never, R = never>(
       }), { concurrency: options.concurrency ?? 6, discard: true })
     const finished = within === undefined
       ? yield* Effect.as(work, true)
-      : Option.isSome(yield* Effect.timeoutOption(work, within))
+      // Interruptible even when the caller runs uninterruptibly, and disconnected: a download that is slow to
+      // close is abandoned in the background instead of holding the response.
+      : Option.isSome(yield* Effect.interruptible(Effect.timeoutOption(Effect.disconnect(work), within)))
     return { images: assemble(images, processed, options), complete: finished }
   })
 

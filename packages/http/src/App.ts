@@ -12,8 +12,11 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Auth from "@sift/auth"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { randomUUID } from "node:crypto"
+import { BlobStore } from "@sift/store"
 import * as Admin from "./Admin.js"
 import { directOperations } from "./internal/admin/direct.js"
+import * as HostedFiles from "./Images/HostedFiles.js"
+import * as Images from "./Images/Http.js"
 import * as Logs from "./Logs/Http.js"
 import * as Mcp from "./Mcp/Http.js"
 import * as Naics from "./Naics/Http.js"
@@ -53,6 +56,8 @@ export const httpApp = Effect.gen(function*() {
       return yield* RequestPipeline.serve(api, Scrape.html)
     case "GET /v1/web/scrape/bytes":
       return yield* RequestPipeline.serve(api, Scrape.bytes)
+    case "GET /v1/web/scrape/images":
+      return yield* RequestPipeline.serve(api, Images.images)
     case "GET /v1/web/urls":
       return yield* RequestPipeline.serve(api, Urls.urls)
     case "GET /v1/web/scrape/sitemap":
@@ -68,13 +73,16 @@ export const httpApp = Effect.gen(function*() {
       return HttpServerResponse.unsafeJson(OpenApi.document, { headers: { "x-request-id": requestId } })
     }
   }
+  if (request.method === "GET" && path.startsWith(HostedFiles.PATH_PREFIX)) {
+    return yield* HostedFiles.serve(decodeURIComponent(path.slice(HostedFiles.PATH_PREFIX.length)))
+  }
   const logId = request.method === "GET" ? LOG_ID.exec(path) : null
   if (logId !== null) return yield* RequestPipeline.serve(logs, Logs.get(decodeURIComponent(logId[1]!)))
   return notFound(request.method, path)
 })
 
 /** Every package's migrations this application needs (the store's run first, by `Server`). */
-export const migrations = { auth: Auth.migrations, http: RequestLog.migrations }
+export const migrations = { auth: Auth.migrations, http: RequestLog.migrations, mcp: Mcp.migrations }
 
 /** Makes sure the `SIFT_BOOTSTRAP_KEY` exists (idempotent), for containers and CI. */
 const bootstrap = Layer.effectDiscard(Effect.gen(function*() {
@@ -85,7 +93,7 @@ const bootstrap = Layer.effectDiscard(Effect.gen(function*() {
   yield* Effect.log(`bootstrap key ready (${ensured.keyId} in ${ensured.orgId})`)
 }))
 
-const services = Layer.mergeAll(RequestLog.RequestLog.Default, Auth.layer, UrlEnrichment.layerIndex(), Naics.layerCompanies)
+const services = Layer.mergeAll(RequestLog.RequestLog.Default, Auth.layer, UrlEnrichment.layerIndex(), Naics.layerCompanies, BlobStore.layerSql)
 
 // No span per request: with no tracer configured a span is pure cost, a large share of a cache hit (bench/http);
 // the request id, the request log and the access log already identify every request.

@@ -6,8 +6,11 @@
  * @since 0.1.0
  */
 import { type Cache, Errors, type Fetcher, Pipeline, ScrapeRequest, type ScrapeResult } from "@sift/core"
-import { Effect } from "effect"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import type { BlobStore } from "@sift/store"
+import { Clock, Effect } from "effect"
 import { ApiFailure } from "../ErrorMapping.js"
+import * as Images from "../Images/Http.js"
 import * as FormattedResults from "../internal/formattedResults.js"
 import * as QueryParams from "../QueryParams.js"
 import type { Caller, Handler, Plan } from "../RequestPipeline.js"
@@ -42,7 +45,7 @@ const ocrHold = (request: ScrapeRequest.ScrapeRequest): number => {
 /** The charge of a delivered result: the endpoint's base cost plus one credit per PDF page OCR recovered. */
 const chargeOf = (base: number, result: ScrapeResult.ScrapeResult): number => base + Pipeline.documentInfo(result).ocrPages
 
-const planFor = <A>(request: ScrapeRequest.ScrapeRequest, credits: number, input: A): Plan<A> => ({
+export const planFor = <A>(request: ScrapeRequest.ScrapeRequest, credits: number, input: A): Plan<A> => ({
   input,
   credits: credits + ocrHold(request),
   zdr: request.zdr === "enabled",
@@ -104,11 +107,11 @@ const actionFromQuery = (action: unknown, index: number): unknown => {
   }
 }
 
-const defined = <T extends Record<string, unknown>>(record: T): Partial<T> =>
+export const defined = <T extends Record<string, unknown>>(record: T): Partial<T> =>
   Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as Partial<T>
 
 /** The shared query members of the GET scrape endpoints, as POST members. */
-const sharedFromQuery = (query: QueryParams.Query) => {
+export const sharedFromQuery = (query: QueryParams.Query) => {
   const pdf = QueryParams.asObject(query, "pdf")
   const pdfNumber = (name: string) => {
     const value = pdf?.[name]
@@ -134,7 +137,7 @@ const sharedFromQuery = (query: QueryParams.Query) => {
   })
 }
 
-const timeoutFromQuery = (query: QueryParams.Query) => {
+export const timeoutFromQuery = (query: QueryParams.Query) => {
   const timeoutMs = QueryParams.asInteger(query, "timeoutMS")
   if (timeoutMs !== undefined) return { milliseconds: timeoutMs }
   const opts = QueryParams.asObject(query, "timeoutOpts")
@@ -143,13 +146,13 @@ const timeoutFromQuery = (query: QueryParams.Query) => {
 }
 
 /** Decodes a POST-shaped input built from a query, with errors named after the query. */
-const decodeFromQuery = (build: () => unknown): Effect.Effect<ScrapeRequest.ScrapeRequest, Errors.InvalidRequest> =>
+export const decodeFromQuery = (build: () => unknown): Effect.Effect<ScrapeRequest.ScrapeRequest, Errors.InvalidRequest> =>
   Effect.try({
     try: build,
     catch: (error) => error instanceof Errors.InvalidRequest ? error : new Errors.InvalidRequest({ reason: "Invalid", detail: String(error) })
   }).pipe(Effect.flatMap(ScrapeRequest.decode), Effect.mapError(renameField(commonRenames)))
 
-const baseQuery = (query: QueryParams.Query) =>
+export const baseQuery = (query: QueryParams.Query) =>
   defined({
     url: QueryParams.asString(query, "url"),
     maxAgeMs: QueryParams.asInteger(query, "maxAgeMs"),
@@ -159,13 +162,24 @@ const baseQuery = (query: QueryParams.Query) =>
   })
 
 /** `POST /web/scrape`: 1 credit for any mix of formats, cache hits included; plus 1 per PDF page OCR recovered. */
-export const scrape: ScrapeHandler = {
+export const scrape: Handler<
+  ScrapeRequest.ScrapeRequest,
+  Errors.InvalidRequest | ApiFailure,
+  never,
+  Errors.ScrapeError,
+  Fetcher.Fetcher | Cache.Cache | BlobStore.BlobStore | HttpServerRequest.HttpServerRequest
+> = {
   validate: (caller) =>
     Effect.map(ScrapeRequest.decode(caller.body), (request) => planFor(request, 1, request)).pipe(
       Effect.tap((plan) => refuseFreeActions(caller, plan.input))
     ),
   run: (_caller, request) =>
-    Effect.map(FormattedResults.run(request), (result) => ({ body: { ...result }, credits: chargeOf(1, result) }))
+    Effect.gen(function*() {
+      const startedAt = yield* Clock.currentTimeMillis
+      // Image dedupe and enrichment (`imageParams`) download the images within what is left of the deadline.
+      const { result } = yield* Images.enrichResult(request, yield* FormattedResults.run(request), startedAt)
+      return { body: { ...result }, credits: chargeOf(1, result) }
+    })
 }
 
 /** `pdf[shouldParse]=false` (default true): a PDF target is then refused with `PDF_SKIPPED`. */
@@ -192,7 +206,7 @@ const decodeQuery = (endpoint: string, caller: Caller, build: (query: QueryParam
   })
 }
 
-const hasActions = (request: ScrapeRequest.ScrapeRequest) => (request.sharedParams?.actions?.length ?? 0) > 0
+export const hasActions = (request: ScrapeRequest.ScrapeRequest) => (request.sharedParams?.actions?.length ?? 0) > 0
 
 /** Browser actions need a paid plan (decisions §3): refused before any work, so nothing is charged. */
 const refuseFreeActions = (caller: Caller, request: ScrapeRequest.ScrapeRequest) =>

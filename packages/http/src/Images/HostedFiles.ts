@@ -1,0 +1,104 @@
+/**
+ * Hosted image files (`imageParams.enrich: ["file"]`): a copy of an image Sift serves for 24 hours at
+ * `/v1/files/{id}`, kept in the `BlobStore`. The id (`file_` + 32 base62 characters) is the capability: the URL works
+ * as an image `src` without an API key, like a signed link, and stops working after 24 hours.
+ *
+ * @since 0.1.0
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import type { ImageEnrich } from "@sift/core"
+import { BlobStore } from "@sift/store"
+import { Clock, Config, Effect, Option } from "effect"
+import { randomBytes, randomUUID } from "node:crypto"
+
+/** How long a hosted file is served. */
+export const TTL_MS = 24 * 60 * 60 * 1000
+
+/** The path prefix hosted files are served under. */
+export const PATH_PREFIX = "/v1/files/"
+
+const KEY_PREFIX = "hosted-file/"
+const ID = /^file_[0-9A-Za-z]{32}$/
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+const newId = (): string => {
+  // 32 characters from 256-bit randomness; the modulo bias of 256 % 62 is irrelevant for an unguessable id.
+  const bytes = randomBytes(32)
+  return "file_" + Array.from(bytes, (byte) => BASE62[byte % 62]).join("")
+}
+
+/**
+ * The origin file URLs are made with: `SIFT_PUBLIC_URL` when set (behind a proxy or a public name), else the scheme
+ * and `Host` of the request being answered.
+ */
+export const publicOrigin: Effect.Effect<string, never, HttpServerRequest.HttpServerRequest> = Effect.gen(function*() {
+  const configured = yield* Config.option(Config.string("SIFT_PUBLIC_URL")).pipe(Effect.orElseSucceed(() => Option.none<string>()))
+  if (Option.isSome(configured) && configured.value.trim() !== "") return configured.value.trim().replace(/\/+$/, "")
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const proto = request.headers["x-forwarded-proto"] === "https" ? "https" : "http"
+  return `${proto}://${request.headers.host ?? "127.0.0.1:3002"}`
+})
+
+// Expired files are removed at most this often, by the request that stores a new one.
+const SWEEP_EVERY_MS = 10 * 60 * 1000
+let lastSweep = 0
+
+/** Stores one image and returns the URL it is served at for 24 hours. */
+export const host = (origin: string) => (file: ImageEnrich.ImageFile) =>
+  Effect.gen(function*() {
+    const blobs = yield* BlobStore.BlobStore
+    const id = newId()
+    yield* blobs.put(KEY_PREFIX + id, file.bytes, { contentType: file.contentType })
+    const now = yield* Clock.currentTimeMillis
+    const sql = yield* Effect.serviceOption(SqlClient.SqlClient)
+    if (now - lastSweep > SWEEP_EVERY_MS && Option.isSome(sql)) {
+      lastSweep = now
+      yield* sweep.pipe(Effect.provideService(SqlClient.SqlClient, sql.value), Effect.catchAll(() => Effect.void), Effect.forkDaemon)
+    }
+    return `${origin}${PATH_PREFIX}${id}`
+  }).pipe(Effect.orDie)
+
+/** Deletes hosted files older than 24 hours (they are refused on read already; this frees the space). */
+export const sweep = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const cutoff = new Date((yield* Clock.currentTimeMillis) - TTL_MS)
+  yield* sql`DELETE FROM blobs WHERE key LIKE ${KEY_PREFIX + "%"} AND created_at < ${cutoff}`
+})
+
+const notFound = (id: string) => {
+  const requestId = randomUUID()
+  return HttpServerResponse.unsafeJson(
+    { request_id: requestId, error_code: "NOT_FOUND", message: `No hosted file ${id} (files are kept for 24 hours)` },
+    { status: 404, headers: { "x-request-id": requestId } }
+  )
+}
+
+/** Answers `GET /v1/files/{id}`: the bytes while the file is younger than 24 hours, else 404 `NOT_FOUND`. */
+export const serve = (id: string) =>
+  Effect.gen(function*() {
+    if (!ID.test(id)) return notFound(id)
+    const blobs = yield* BlobStore.BlobStore
+    const found = yield* blobs.get(KEY_PREFIX + id)
+    if (Option.isNone(found)) return notFound(id)
+    const now = yield* Clock.currentTimeMillis
+    const age = now - found.value.createdAt.getTime()
+    if (age >= TTL_MS) {
+      yield* blobs.delete(KEY_PREFIX + id)
+      return notFound(id)
+    }
+    return HttpServerResponse.uint8Array(found.value.bytes, {
+      contentType: Option.getOrElse(found.value.contentType, () => "application/octet-stream"),
+      headers: {
+        "x-request-id": randomUUID(),
+        "cache-control": `public, max-age=${Math.max(0, Math.floor((TTL_MS - age) / 1000))}, immutable`,
+        "x-content-type-options": "nosniff",
+        // An SVG served from the API's origin must not run script there.
+        "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; sandbox"
+      }
+    })
+  }).pipe(Effect.catchAll(() => Effect.succeed(HttpServerResponse.unsafeJson(
+    { request_id: randomUUID(), error_code: "INTERNAL_ERROR", message: "The file store could not be read" },
+    { status: 500 }
+  ))))

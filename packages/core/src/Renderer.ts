@@ -29,6 +29,8 @@ export interface RenderOptions {
   readonly dismissCookies?: boolean | undefined
   readonly dismissPopups?: boolean | undefined
   readonly actions?: ReadonlyArray<ScrapeRequest.Action> | undefined
+  /** Keep the main document's original bytes (`RenderedPage.body`); off by default: it costs a trip to the browser. */
+  readonly keepBody?: boolean | undefined
   /** Longest wait for the network to go quiet after load (default 2000 ms). */
   readonly networkIdleCapMs?: number | undefined
 }
@@ -47,7 +49,7 @@ export interface RenderedPage {
   readonly headers: Readonly<Record<string, string>>
   /** The serialized DOM, iframe documents inlined when `includeFrames`. */
   readonly html: string
-  /** The main document's original bytes, when the browser received them. */
+  /** The main document's original bytes, when asked for (`keepBody`) and the browser received them. */
   readonly body: Uint8Array | undefined
   readonly finalDOMState: DomState
   /** One verified outcome per requested action, in order (absent without actions). */
@@ -132,6 +134,7 @@ export const optionsOf = (request: ScrapeRequest.ScrapeRequest): RenderOptions =
     settleAnimations: shared?.settleAnimations ?? request.wants("screenshot"),
     dismissCookies: shared?.dismissCookies,
     dismissPopups: shared?.dismissPopups,
-    actions: shared?.actions
+    actions: shared?.actions,
+    keepBody: request.wants("bytes")
   }
 }

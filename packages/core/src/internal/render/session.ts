@@ -95,12 +95,13 @@ export const openSession = (
         html = lastHtml
         if (actionsApplied !== undefined) actionsHtmlStale = true
       }
-      const body = response === null ? undefined : await response.body().then((b) => new Uint8Array(b), () => undefined)
+      // Reading the original bytes is another trip to the browser: only when the `bytes` output asks for them.
+      const body = response === null || options.keepBody !== true ? undefined : await response.body().then((b) => new Uint8Array(b), () => undefined)
       return {
         requestedUrl: options.url,
         url: page.url() === "about:blank" ? options.url : page.url(),
         status: response?.status() ?? 0,
-        headers: response === null ? {} : await response.allHeaders().catch(() => response!.headers()),
+        headers: response?.headers() ?? {},
         html,
         body,
         finalDOMState: state,

@@ -82,7 +82,7 @@ export const httpApp = Effect.gen(function*() {
 })
 
 /** Every package's migrations this application needs (the store's run first, by `Server`). */
-export const migrations = { auth: Auth.migrations, http: RequestLog.migrations }
+export const migrations = { auth: Auth.migrations, http: RequestLog.migrations, mcp: Mcp.migrations }
 
 /** Makes sure the `SIFT_BOOTSTRAP_KEY` exists (idempotent), for containers and CI. */
 const bootstrap = Layer.effectDiscard(Effect.gen(function*() {

@@ -2,7 +2,8 @@
  * The hosted tool server at `/mcp` (Streamable HTTP, stateless: one MCP server per POST, JSON responses) and its OAuth
  * protected-resource metadata (RFC 9728) at `/.well-known/oauth-protected-resource/mcp`. A tool call is dispatched as an
  * internal request into the API application itself, with the caller's bearer token, so it is authenticated, rate
- * limited, charged and logged exactly like the same call over HTTP.
+ * limited, charged and logged exactly like the same call over HTTP. The OAuth endpoints for remote clients (`OAuth`) are
+ * mounted here too.
  *
  * @since 0.1.0
  */
@@ -11,6 +12,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import { ApiKeys } from "@sift/auth"
 import { Effect, Runtime } from "effect"
+import * as OAuth from "./OAuth.js"
 import * as ToolServer from "./ToolServer.js"
 import * as Tools from "./Tools.js"
 
@@ -51,10 +53,10 @@ const unauthorized = (origin: string, error: string | undefined, description: st
     }
   )
 
-/** The scopes a bearer token carries: API keys have both (their permissions still apply in the pipeline). */
+/** The scopes a bearer token (an API key, or an OAuth access token, which is one) carries, by its permissions. */
 const scopesOf = (secret: string) =>
   Effect.flatMap(ApiKeys.ApiKeys, (keys) => keys.authenticate(secret)).pipe(
-    Effect.as(SCOPES),
+    Effect.map((auth) => OAuth.scopesOf(auth.permissions)),
     Effect.option
   )
 
@@ -128,14 +130,40 @@ const serveMcp = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse
       Effect.succeed(HttpServerResponse.unsafeJson({ jsonrpc: "2.0", error: { code: -32700, message: "The request body could not be read" }, id: null }, { status: 400 })))
   )
 
+// Storage or other unexpected failures of the OAuth endpoints: the OAuth error shape, never a crash.
+const oauthFailures = <E, R>(effect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+  effect.pipe(Effect.catchAllCause((cause) =>
+    Effect.as(
+      Effect.logError("OAuth endpoint failed", cause),
+      HttpServerResponse.unsafeJson({ error: "server_error", error_description: "Internal error" }, { status: 500, headers: { "cache-control": "no-store" } })
+    )))
+
 /** `app` with the tool server mounted beside it: `/mcp` and its metadata are answered here, the rest by `app`. */
 export const mount = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const path = new URL(request.url, "http://sift.local").pathname
     if (path === PATH) return yield* serveMcp(app)
-    if (path === RESOURCE_METADATA_PATH && request.method === "GET") {
-      return HttpServerResponse.unsafeJson(resourceMetadata(originOf(request)), { headers: { "cache-control": "max-age=3600" } })
+    const route = `${request.method} ${path}`
+    switch (route) {
+      case `GET ${RESOURCE_METADATA_PATH}`:
+        return HttpServerResponse.unsafeJson(resourceMetadata(originOf(request)), { headers: { "cache-control": "max-age=3600" } })
+      case "GET /.well-known/oauth-authorization-server":
+        return HttpServerResponse.unsafeJson(OAuth.metadata(originOf(request)), { headers: { "cache-control": "max-age=3600" } })
+      case "POST /oauth2/register":
+        return yield* oauthFailures(OAuth.register)
+      case "GET /oauth2/authorize":
+        return yield* oauthFailures(OAuth.authorizePage)
+      case "POST /oauth2/authorize":
+        return yield* oauthFailures(OAuth.authorizeDecision)
+      case "POST /oauth2/token": {
+        // One token endpoint: the grants of this module here, the others (claim, jwt-bearer) to the application.
+        const form = Object.fromEntries(yield* Effect.orElseSucceed(request.urlParamsBody, () => [] as Array<[string, string]>))
+        if ((OAuth.GRANTS as ReadonlyArray<string>).includes(form.grant_type ?? "")) return yield* oauthFailures(OAuth.tokenGrant(form))
+      }
     }
     return yield* app
   })
+
+/** The migrations of the tool server (its OAuth clients, codes and refresh tokens). */
+export const migrations = OAuth.migrations

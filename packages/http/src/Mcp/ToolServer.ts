@@ -25,11 +25,11 @@ const insufficientScope = (tool: Tools.Tool): CallToolResult =>
     required_scope: tool.scope
   })
 
-/** Makes an MCP server whose tools call the API through `dispatch`, for a caller holding `scopes`. */
-export const make = (dispatch: Tools.Dispatch, scopes: ReadonlyArray<Tools.Scope>): Server => {
+/** Makes an MCP server whose tools (by default every API tool) call the API through `dispatch`, for a caller holding `scopes`. */
+export const make = (dispatch: Tools.Dispatch, scopes: ReadonlyArray<Tools.Scope>, tools: ReadonlyArray<Tools.Tool> = Tools.tools): Server => {
   const server = new Server(serverInfo, { capabilities: { tools: {} } })
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: Tools.tools.map((tool) => ({
+    tools: tools.map((tool) => ({
       name: tool.name,
       title: tool.title,
       description: tool.description,
@@ -38,7 +38,7 @@ export const make = (dispatch: Tools.Dispatch, scopes: ReadonlyArray<Tools.Scope
     }))
   }))
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const tool = Tools.tools.find((candidate) => candidate.name === request.params.name)
+    const tool = tools.find((candidate) => candidate.name === request.params.name)
     if (tool === undefined) {
       return result(404, { error_code: "NOT_FOUND", message: `No tool named ${request.params.name}` })
     }

@@ -1,0 +1,290 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { type OAuthClientProvider, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
+import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js"
+import * as Auth from "@sift/auth"
+import { Effect } from "effect"
+import { createHash, randomBytes } from "node:crypto"
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { chromium } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as FixtureSite from "../../../core/test/support/FixtureSite.js"
+import * as ToolServer from "../../src/Mcp/ToolServer.js"
+import * as Tools from "../../src/Mcp/Tools.js"
+import * as TestService from "../support/TestService.js"
+
+const page = `<!doctype html><html><head><title>Tin lanterns</title></head><body><main><h1>Tin lanterns</h1>
+<p>Punched tin lanterns for candles.</p></main></body></html>`
+
+let site: FixtureSite.Site
+let service: TestService.TestService
+let origin: string
+// The client's redirect target: a local page that records the code and state the browser brings back.
+let callback: Server
+let callbackUrl: string
+const arrivals: Array<URLSearchParams> = []
+
+beforeAll(async () => {
+  site = await FixtureSite.start({ "/lanterns": FixtureSite.html(page) })
+  service = await TestService.start()
+  origin = service.baseUrl.replace(/\/v1$/, "")
+  callback = createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1")
+    if (url.pathname === "/callback") arrivals.push(url.searchParams)
+    res.writeHead(200, { "content-type": "text/html" }).end("<p>You can close this window.</p>")
+  })
+  await new Promise<void>((resolve) => callback.listen(0, "127.0.0.1", resolve))
+  callbackUrl = `http://127.0.0.1:${(callback.address() as AddressInfo).port}/callback`
+})
+afterAll(async () => {
+  await new Promise((resolve) => callback?.close(resolve))
+  await service?.close()
+  await site?.close()
+})
+
+const balance = (orgId: string) => service.run(Effect.flatMap(Auth.CreditLedger.CreditLedger, (l) => l.balance(orgId)))
+
+/** An MCP client's OAuth state, in memory, as a desktop client keeps it. */
+class MemoryProvider implements OAuthClientProvider {
+  info: OAuthClientInformationMixed | undefined
+  saved: OAuthTokens | undefined
+  verifier = ""
+  authorizationUrl: URL | undefined
+  constructor(readonly scope: string) {}
+  get redirectUrl() {
+    return callbackUrl
+  }
+  get clientMetadata() {
+    return { client_name: "Lantern Agent", redirect_uris: [callbackUrl], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none", scope: this.scope }
+  }
+  clientInformation() {
+    return this.info
+  }
+  saveClientInformation(info: OAuthClientInformationMixed) {
+    this.info = info
+  }
+  tokens() {
+    return this.saved
+  }
+  saveTokens(tokens: OAuthTokens) {
+    this.saved = tokens
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url
+  }
+  saveCodeVerifier(verifier: string) {
+    this.verifier = verifier
+  }
+  codeVerifier() {
+    return this.verifier
+  }
+}
+
+const withBrowser = async <A>(use: (browser: import("playwright-core").Browser) => Promise<A>): Promise<A> => {
+  const browser = await chromium.launch({ executablePath: "/usr/lib/chromium/chromium", args: ["--no-sandbox", "--disable-dev-shm-usage"] })
+  try {
+    return await use(browser)
+  } finally {
+    await browser.close()
+  }
+}
+
+type ToolResult = { isError?: boolean; structuredContent?: Record<string, any> }
+
+describe("OAuth 2.0 + PKCE for remote MCP clients", () => {
+  it("publishes authorization server metadata (S256 only, registration, code and refresh grants)", async () => {
+    const metadata = await (await fetch(`${origin}/.well-known/oauth-authorization-server`)).json()
+    expect(metadata).toMatchObject({
+      issuer: origin,
+      authorization_endpoint: `${origin}/oauth2/authorize`,
+      token_endpoint: `${origin}/oauth2/token`,
+      registration_endpoint: `${origin}/oauth2/register`,
+      code_challenge_methods_supported: ["S256"],
+      scopes_supported: ["api.read", "api.write"]
+    })
+    expect(metadata.grant_types_supported).toEqual(expect.arrayContaining(["authorization_code", "refresh_token"]))
+  })
+
+  it("an SDK client registers, the person signs in and allows in Chromium, and the token calls a tool (charged to the organization)", async () => {
+    const { secret, orgId } = await service.key()
+    const provider = new MemoryProvider("api.read api.write")
+    const url = new URL(`${origin}/mcp`)
+    const first = new StreamableHTTPClientTransport(url, { authProvider: provider })
+    await expect(new Client({ name: "lantern", version: "1.0.0" }).connect(first)).rejects.toBeInstanceOf(UnauthorizedError)
+    expect(provider.info?.client_id).toMatch(/^mcpc_/)
+    const authorizationUrl = provider.authorizationUrl!
+    expect(authorizationUrl.origin + authorizationUrl.pathname).toBe(`${origin}/oauth2/authorize`)
+    expect(authorizationUrl.searchParams.get("code_challenge_method")).toBe("S256")
+
+    const before = arrivals.length
+    await withBrowser(async (browser) => {
+      const tab = await browser.newPage()
+      await tab.goto(authorizationUrl.toString())
+      await expect(tab.locator("h1").textContent()).resolves.toBe("Connect Lantern Agent to Sift")
+      expect(await tab.locator("body").textContent()).toContain("read and write access")
+      // A wrong key is refused on the page, and nothing goes back to the client.
+      await tab.fill("#api_key", "sift_sk_wrongwrongwrongwrongwrongwrongwrongwrong")
+      await tab.click("button[value=allow]")
+      await expect(tab.locator("[role=alert]").textContent()).resolves.toContain("not valid")
+      await tab.fill("#api_key", secret)
+      await Promise.all([tab.waitForURL((target) => target.pathname === "/callback"), tab.click("button[value=allow]")])
+    })
+    expect(arrivals.length).toBe(before + 1)
+    const returned = arrivals.at(-1)!
+    expect(returned.get("state")).toBe(authorizationUrl.searchParams.get("state"))
+    const code = returned.get("code")!
+    expect(code).toMatch(/^mcpcode_/)
+
+    await first.finishAuth(code)
+    expect(provider.saved).toMatchObject({ token_type: "Bearer", scope: "api.read api.write", expires_in: 3600 })
+    expect(provider.saved!.refresh_token).toMatch(/^mcprt_/)
+
+    const start = (await balance(orgId)).remaining
+    const client = new Client({ name: "lantern", version: "1.0.0" })
+    await client.connect(new StreamableHTTPClientTransport(url, { authProvider: provider }))
+    try {
+      const result = await client.callTool({ name: "scrape_markdown", arguments: { url: `${site.url}/lanterns` } }) as ToolResult
+      expect(result.isError).toBe(false)
+      expect(result.structuredContent!.markdown).toContain("# Tin lanterns")
+      expect((await balance(orgId)).remaining).toBe(start - 1)
+    } finally {
+      await client.close()
+    }
+
+    // The code is single-use.
+    const replay = await fetch(`${origin}/oauth2/token`, {
+      method: "POST",
+      body: new URLSearchParams({ grant_type: "authorization_code", code, code_verifier: provider.verifier, client_id: String(provider.info!.client_id), redirect_uri: callbackUrl })
+    })
+    expect(replay.status).toBe(400)
+    expect((await replay.json()).error).toBe("invalid_grant")
+
+    // The refresh token rotates: the new pair works, the old refresh token does not.
+    const refreshed = await fetch(`${origin}/oauth2/token`, {
+      method: "POST",
+      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: provider.saved!.refresh_token!, client_id: String(provider.info!.client_id) })
+    })
+    expect(refreshed.status).toBe(200)
+    const pair = await refreshed.json()
+    expect(pair.access_token).not.toBe(provider.saved!.access_token)
+    const logs = await fetch(`${service.baseUrl}/logs`, { headers: { authorization: `Bearer ${pair.access_token}` } })
+    expect(logs.status).toBe(200)
+    const again = await fetch(`${origin}/oauth2/token`, {
+      method: "POST",
+      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: provider.saved!.refresh_token!, client_id: String(provider.info!.client_id) })
+    })
+    expect((await again.json()).error).toBe("invalid_grant")
+  }, 90_000)
+
+  /** Registers a client and runs the authorization by hand (the page's form, posted as a browser would). */
+  const authorizeByHand = async (scope: string, key: string, challengeMethod = "S256") => {
+    const registered = await (await fetch(`${origin}/oauth2/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ client_name: "Hand", redirect_uris: [callbackUrl] })
+    })).json()
+    const verifier = randomBytes(32).toString("base64url")
+    const params = {
+      response_type: "code",
+      client_id: registered.client_id,
+      redirect_uri: callbackUrl,
+      code_challenge: createHash("sha256").update(verifier).digest("base64url"),
+      code_challenge_method: challengeMethod,
+      scope,
+      state: "s1"
+    }
+    const decision = await fetch(`${origin}/oauth2/authorize`, {
+      method: "POST",
+      redirect: "manual",
+      body: new URLSearchParams({ ...params, api_key: key, decision: "allow" })
+    })
+    return { clientId: registered.client_id as string, verifier, decision }
+  }
+
+  it("a read-only token lists tools and reads, but its key cannot write; api.write needs a full-access key", async () => {
+    const full = await service.key()
+    const { clientId, verifier, decision } = await authorizeByHand("api.read", full.secret)
+    expect(decision.status).toBe(302)
+    const code = new URL(decision.headers.get("location")!).searchParams.get("code")!
+    const tokens = await (await fetch(`${origin}/oauth2/token`, {
+      method: "POST",
+      body: new URLSearchParams({ grant_type: "authorization_code", code, code_verifier: verifier, client_id: clientId, redirect_uri: callbackUrl })
+    })).json()
+    expect(tokens.scope).toBe("api.read")
+    const keys = await service.run(Effect.flatMap(Auth.ApiKeys.ApiKeys, (k) => k.list(full.orgId)))
+    const issued = keys.find((key) => key.name === "MCP: Hand")!
+    expect(issued.permissions).not.toContain("monitors:write")
+    expect(issued.permissions).toEqual(expect.arrayContaining(["data:execute", "logs:read", "monitors:read"]))
+    expect(issued.expiresAt!.getTime()).toBeGreaterThan(Date.now() + 3500_000)
+
+    const client = new Client({ name: "reader", version: "1.0.0" })
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${origin}/mcp`), { requestInit: { headers: { authorization: `Bearer ${tokens.access_token}` } } }))
+    try {
+      const listed = await client.callTool({ name: "logs", arguments: {} }) as ToolResult
+      expect(listed.isError).toBe(false)
+    } finally {
+      await client.close()
+    }
+
+    // A key limited to reading cannot grant write access.
+    const reader = await service.key({ permissions: ["data:execute", "logs:read"] })
+    const refused = await authorizeByHand("api.read api.write", reader.secret)
+    expect(refused.decision.status).toBe(401)
+    expect(await refused.decision.text()).toContain("Write access needs a key with every permission")
+
+    // PKCE is S256 only: plain is sent back to the client as invalid_request.
+    const plain = await authorizeByHand("api.read", full.secret, "plain")
+    expect(plain.decision.status).toBe(302)
+    const location = new URL(plain.decision.headers.get("location")!)
+    expect(location.searchParams.get("error")).toBe("invalid_request")
+    expect(location.searchParams.get("code")).toBeNull()
+
+    // A wrong verifier is refused.
+    const other = await authorizeByHand("api.read", full.secret)
+    const otherCode = new URL(other.decision.headers.get("location")!).searchParams.get("code")!
+    const wrong = await fetch(`${origin}/oauth2/token`, {
+      method: "POST",
+      body: new URLSearchParams({ grant_type: "authorization_code", code: otherCode, code_verifier: randomBytes(32).toString("base64url"), client_id: other.clientId })
+    })
+    expect(wrong.status).toBe(400)
+    expect((await wrong.json()).error).toBe("invalid_grant")
+  }, 60_000)
+
+  it("scopes are enforced per tool: a read-only caller cannot call a write tool, which never reaches the API", async () => {
+    const calls: Array<Tools.InternalRequest> = []
+    const writeTool: Tools.Tool = {
+      name: "monitors_create",
+      title: "Create a monitor",
+      description: "write tool for the scope rule",
+      scope: "api.write",
+      input: Tools.tools[0]!.input,
+      request: () => ({ method: "POST", path: "/v1/monitors", body: {} })
+    }
+    const dispatch: Tools.Dispatch = async (request) => {
+      calls.push(request)
+      return { status: 200, body: { ok: true } }
+    }
+    for (const [scopes, expectRefused] of [[["api.read"], true], [["api.read", "api.write"], false]] as const) {
+      const server = ToolServer.make(dispatch, scopes, [...Tools.tools, writeTool])
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+      await server.connect(serverSide)
+      const client = new Client({ name: "scope", version: "1.0.0" })
+      await client.connect(clientSide)
+      const listed = await client.listTools()
+      expect(listed.tools.find((tool) => tool.name === "monitors_create")!.annotations?.readOnlyHint).toBe(false)
+      expect(listed.tools.find((tool) => tool.name === "scrape_markdown")!.annotations?.readOnlyHint).toBe(true)
+      const result = await client.callTool({ name: "monitors_create", arguments: { url: "https://example.com" } }) as ToolResult
+      if (expectRefused) {
+        expect(result.isError).toBe(true)
+        expect(result.structuredContent).toMatchObject({ error_code: "INSUFFICIENT_SCOPE", required_scope: "api.write" })
+        expect(calls).toHaveLength(0)
+      } else {
+        expect(result.isError).toBe(false)
+        expect(calls).toHaveLength(1)
+      }
+      await client.close()
+    }
+  })
+})

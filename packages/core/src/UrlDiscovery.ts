@@ -132,8 +132,10 @@ const finish = (options: DiscoverOptions, domain: string, search: string | undef
     let urls: Array<MappedUrl> = [...collector.urls.values()]
     const index = options.useIndex === false ? Option.none() : yield* Effect.serviceOption(UrlIndex)
     if (Option.isSome(index)) {
-      yield* index.value.record(domain, urls)
-      const stored = yield* index.value.lookup(domain, urls.map((u) => u.url))
+      const store = index.value
+      const stored = store.recordAndLookup !== undefined
+        ? yield* store.recordAndLookup(domain, urls)
+        : yield* Effect.zipRight(store.record(domain, urls), store.lookup(domain, urls.map((u) => u.url)))
       urls = urls.map((u) => {
         const known = stored.get(u.url)
         return known === undefined ? u : { ...strip(known), ...u, ...pick(known) }

@@ -42,6 +42,11 @@ export class UrlIndex extends Context.Tag("@sift/core/UrlIndex")<UrlIndex, {
   readonly list: (domain: string, options?: { readonly includeSubdomains?: boolean }) => Effect.Effect<ReadonlyArray<IndexedUrl>>
   /** Up to `limit` URLs of `domain` never enriched, oldest seen first: the queue of background enrichment. */
   readonly unenriched: (domain: string, limit: number) => Effect.Effect<ReadonlyArray<string>>
+  /**
+   * `record` then `lookup` of the same URLs in one step, for stores that can (one statement instead of two passes over
+   * a large map). Optional: callers fall back to the two calls.
+   */
+  readonly recordAndLookup?: (domain: string, facts: ReadonlyArray<UrlFacts>) => Effect.Effect<ReadonlyMap<string, IndexedUrl>>
 }>() {}
 
 const keyOf = (url: string): string => dedupeKey(normalize(url) ?? url)

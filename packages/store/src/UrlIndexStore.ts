@@ -130,14 +130,16 @@ export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const orDie = <A, E>(effect: Effect.Effect<A, E>) => Effect.orDie(effect)
 
+  // Upserts the facts; returns the stored rows after the merge (site, key and every column).
   const put = (domain: string, facts: ReadonlyArray<UrlFacts>, enriched: boolean) =>
     Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       const enrichedAt = enriched ? now : null
+      const stored: Array<Row & { site: string; key: string }> = []
       for (const chunk of chunks(rowsOf(domain, facts))) {
         const json = JSON.stringify(chunk)
         // Recording refreshes seen_at; enrichment keeps it (and clears the lease).
-        yield* orDie(sql`
+        const rows = yield* orDie(sql<Row & { site: string; key: string }>`
           INSERT INTO url_index (site, key, url, title, description, keywords, language, lastmod, seen_at, enriched_at)
           SELECT r.site, r.key, r.url, r.title, r.description, r.keywords, r.language, r.lastmod, ${now}::bigint, ${enrichedAt}::bigint
           FROM jsonb_to_recordset(${json}::jsonb) AS r(site text, key text, url text, title text, description text,
@@ -150,13 +152,26 @@ export const make = Effect.gen(function*() {
             lastmod = COALESCE(EXCLUDED.lastmod, url_index.lastmod),
             seen_at = CASE WHEN ${enriched} THEN url_index.seen_at ELSE GREATEST(url_index.seen_at, EXCLUDED.seen_at) END,
             enriched_at = COALESCE(EXCLUDED.enriched_at, url_index.enriched_at),
-            leased_until = CASE WHEN ${enriched} THEN NULL ELSE url_index.leased_until END`)
+            leased_until = CASE WHEN ${enriched} THEN NULL ELSE url_index.leased_until END
+          RETURNING site, key, url, title, description, keywords, language, lastmod, seen_at, enriched_at`)
+        for (const row of rows) stored.push(row)
       }
+      return stored
     })
 
   const index = UrlIndex.of({
-    record: (domain, facts) => put(domain, facts, false),
-    enrich: (domain, facts) => put(domain, facts, true),
+    record: (domain, facts) => Effect.asVoid(put(domain, facts, false)),
+    enrich: (domain, facts) => Effect.asVoid(put(domain, facts, true)),
+    recordAndLookup: (domain, facts) =>
+      Effect.map(put(domain, facts, false), (rows) => {
+        const byRow = new Map(rows.map((row) => [`${row.site} ${row.key}`, toIndexed(row)]))
+        const out = new Map<string, IndexedUrl>()
+        for (const fact of facts) {
+          const entry = byRow.get(`${siteOf(fact.url, domain)} ${keyOf(fact.url)}`)
+          if (entry !== undefined) out.set(fact.url, entry)
+        }
+        return out
+      }),
     lookup: (domain, urls) =>
       Effect.gen(function*() {
         const out = new Map<string, IndexedUrl>()

@@ -38,6 +38,12 @@ for (const backend of backends) {
           const b = (yield* index.lookup(site, [`https://${site}/b`])).get(`https://${site}/b`)!
           expect(b).toMatchObject({ title: "B", description: "about b" })
           expect(b.enrichedAt).toBeGreaterThan(0)
+
+          // Recorded and read back in one statement, keyed by the spelling asked for.
+          const both = yield* index.recordAndLookup!(site, [{ url: `http://www.${site}/b`, lastmod: "2025" }, { url: `https://${site}/new` }])
+          expect(both.get(`http://www.${site}/b`)).toMatchObject({ url: `https://${site}/b`, title: "B", description: "about b", lastmod: "2025" })
+          expect(both.get(`https://${site}/new`)).toMatchObject({ url: `https://${site}/new` })
+          expect(both.get(`https://${site}/new`)!.enrichedAt).toBeUndefined()
         }))
 
       it.effect("stores a 20,000-URL map in one call, once per page, in first-recorded order", () =>

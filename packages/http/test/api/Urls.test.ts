@@ -229,7 +229,7 @@ for (const backend of backends) {
       expect(((await mapped.json()) as Record<string, any>).urls.map((u: { url: string }) => u.url).sort()).toEqual(
         ["/a", "/b", "/c", "/secret"].map((p) => `http://${host}${p}`)
       )
-      await eventually(async () => (["/a", "/b", "/c"].every((p) => fetchedAt.has(`${host}${p}`)) ? true : undefined))
+      await eventually(async () => (["/a", "/b", "/c"].every((p) => fetchedAt.has(`${host}${p}`)) ? true : undefined), 60_000)
       const times = ["/a", "/b", "/c"].map((p) => fetchedAt.get(`${host}${p}`)!).sort((x, y) => x - y)
       expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(900)
       expect(times[2]! - times[1]!).toBeGreaterThanOrEqual(900)
@@ -284,7 +284,7 @@ describe("enrichment across a restart (PGlite data directory)", () => {
 
       service = await TestService.start({ dataDir: dir, hostRules })
       try {
-        await eventually(async () => (pages().length >= 150 ? true : undefined), 60_000)
+        await eventually(async () => (pages().length >= 150 ? true : undefined), 120_000)
         // Let any duplicate fetch surface before counting.
         await new Promise((r) => setTimeout(r, 1_500))
         const fetched = pages()
@@ -299,5 +299,5 @@ describe("enrichment across a restart (PGlite data directory)", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
-  }, 120_000)
+  }, 240_000)
 })

@@ -24,6 +24,7 @@ import * as ParseRules from "./ParseRules.js"
 import * as RenderPlan from "./RenderPlan.js"
 import * as Renderer from "./Renderer.js"
 import * as ScrapeRequest from "./ScrapeRequest.js"
+import * as Screenshot from "./Screenshot.js"
 import type { CacheMetadata, ScrapeResult } from "./ScrapeResult.js"
 import { type DocumentOptions, textAsMarkdown, toDocument } from "./internal/pipeline/document.js"
 import { decodePage, encodePage, type LoadedPage } from "./internal/pipeline/page.js"
@@ -284,7 +285,11 @@ export const run = (
       : Effect.fail(Deadline.expired(deadline, "while rendering the page"))
     const result = Option.isSome(loaded) ? loaded.value : yield* partial
     const checked = result.complete ? yield* refuseWalls(result) : result
-    return yield* Deadline.finish(deadline, format(request, checked, options))
+    const formatted = yield* Deadline.finish(deadline, format(request, checked, options))
+    // The screenshot is taken from the page still open in this scope, after the other outputs.
+    if (!request.wants("screenshot") || checked.session === undefined) return formatted
+    const shot = yield* Deadline.finish(deadline, Screenshot.capture(request, checked.session))
+    return Object.assign(formatted, { screenshot: { requested: true, data: Screenshot.toDataUrl(shot) } })
   }))
 
 /** Validates untrusted input and runs it. */

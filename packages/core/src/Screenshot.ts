@@ -7,7 +7,8 @@
  */
 import { Effect } from "effect"
 import sharp from "sharp"
-import { ContentError, InvalidRequest } from "./Errors.js"
+import { ContentError, InvalidRequest, type WebsiteError } from "./Errors.js"
+import type * as Renderer from "./Renderer.js"
 import type * as ScrapeRequest from "./ScrapeRequest.js"
 
 /** The largest screenshot Sift produces, in pixels (decisions §2: at most 40 megapixels). */
@@ -116,3 +117,18 @@ export const fromDataUrl = (dataUrl: string): { readonly contentType: string; re
   if (match === null) return undefined
   return { contentType: match[1]!, bytes: new Uint8Array(Buffer.from(match[2]!, "base64")) }
 }
+
+/**
+ * Captures the `screenshot` output of a request from its open browser page: the area's plan (checked against the cap
+ * before capturing), the browser's PNG, then the requested encoding, as a data URL.
+ */
+export const capture = (
+  request: ScrapeRequest.ScrapeRequest,
+  session: Renderer.RenderSession
+): Effect.Effect<Screenshot, InvalidRequest | ContentError | WebsiteError> =>
+  Effect.gen(function*() {
+    const area = yield* plan(request.screenshotParams, session.viewport)
+    const png = yield* session.screenshot(area)
+    yield* checkPixels(png.width, png.height)
+    return yield* encode(png.png, request.screenshotParams?.format ?? "png")
+  })

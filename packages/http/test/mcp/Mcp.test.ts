@@ -4,7 +4,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import * as Auth from "@sift/auth"
 import { Effect } from "effect"
 import * as path from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
 import * as FixtureSite from "../../../core/test/support/FixtureSite.js"
 import { root } from "../server/support/process.js"
 import * as TestService from "../support/TestService.js"
@@ -17,13 +17,26 @@ let site: FixtureSite.Site
 let service: TestService.TestService
 let origin: string
 
+const backends = [
+  { name: "pglite", url: undefined as string | undefined },
+  { name: "postgres", url: inject("databaseUrl") ?? undefined }
+]
+
+/** Starts the service on a backend for the describe block around it. */
+const onBackend = (backend: typeof backends[number]) => {
+  beforeAll(async () => {
+    service = await TestService.start({ databaseUrl: backend.url })
+    origin = service.baseUrl.replace(/\/v1$/, "")
+  })
+  afterAll(async () => {
+    await service?.close()
+  })
+}
+
 beforeAll(async () => {
   site = await FixtureSite.start({ "/kettles": FixtureSite.html(page) })
-  service = await TestService.start()
-  origin = service.baseUrl.replace(/\/v1$/, "")
 })
 afterAll(async () => {
-  await service?.close()
   await site?.close()
 })
 
@@ -37,7 +50,9 @@ const httpClient = async (token: string) => {
 
 type ToolResult = { isError?: boolean; structuredContent?: Record<string, any>; content: Array<{ type: string; text?: string }> }
 
-describe("MCP over Streamable HTTP (/mcp)", () => {
+for (const backend of backends) describe.skipIf(backend.name === "postgres" && backend.url === undefined)(`MCP over Streamable HTTP (/mcp) (${backend.name})`, () => {
+  onBackend(backend)
+
   it("answers 401 with the protected-resource metadata address when no token is sent, and serves that metadata", async () => {
     const response = await fetch(`${origin}/mcp`, {
       method: "POST",
@@ -125,6 +140,8 @@ describe("MCP over Streamable HTTP (/mcp)", () => {
 })
 
 describe("MCP over stdio (sift mcp)", () => {
+  onBackend(backends[0]!)
+
   it("a client spawning `sift mcp` lists the tools and scrapes a local page through the service", async () => {
     const { secret, orgId } = await service.key()
     const before = (await balance(orgId)).remaining

@@ -9,7 +9,7 @@ import { createHash, randomBytes } from "node:crypto"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { chromium } from "playwright-core"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
 import * as FixtureSite from "../../../core/test/support/FixtureSite.js"
 import * as ToolServer from "../../src/Mcp/ToolServer.js"
 import * as Tools from "../../src/Mcp/Tools.js"
@@ -21,6 +21,22 @@ const page = `<!doctype html><html><head><title>Tin lanterns</title></head><body
 let site: FixtureSite.Site
 let service: TestService.TestService
 let origin: string
+
+const backends = [
+  { name: "pglite", url: undefined as string | undefined },
+  { name: "postgres", url: inject("databaseUrl") ?? undefined }
+]
+
+/** Starts the service on a backend for the describe block around it. */
+const onBackend = (backend: typeof backends[number]) => {
+  beforeAll(async () => {
+    service = await TestService.start({ databaseUrl: backend.url })
+    origin = service.baseUrl.replace(/\/v1$/, "")
+  })
+  afterAll(async () => {
+    await service?.close()
+  })
+}
 // The client's redirect target: a local page that records the code and state the browser brings back.
 let callback: Server
 let callbackUrl: string
@@ -28,8 +44,6 @@ const arrivals: Array<URLSearchParams> = []
 
 beforeAll(async () => {
   site = await FixtureSite.start({ "/lanterns": FixtureSite.html(page) })
-  service = await TestService.start()
-  origin = service.baseUrl.replace(/\/v1$/, "")
   callback = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://127.0.0.1")
     if (url.pathname === "/callback") arrivals.push(url.searchParams)
@@ -40,7 +54,6 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   await new Promise((resolve) => callback?.close(resolve))
-  await service?.close()
   await site?.close()
 })
 
@@ -93,7 +106,9 @@ const withBrowser = async <A>(use: (browser: import("playwright-core").Browser) 
 
 type ToolResult = { isError?: boolean; structuredContent?: Record<string, any> }
 
-describe("OAuth 2.0 + PKCE for remote MCP clients", () => {
+for (const backend of backends) describe.skipIf(backend.name === "postgres" && backend.url === undefined)(`OAuth 2.0 + PKCE for remote MCP clients (${backend.name})`, () => {
+  onBackend(backend)
+
   it("publishes authorization server metadata (S256 only, registration, code and refresh grants)", async () => {
     const metadata = await (await fetch(`${origin}/.well-known/oauth-authorization-server`)).json()
     expect(metadata).toMatchObject({

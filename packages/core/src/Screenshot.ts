@@ -132,3 +132,32 @@ export const capture = (
     yield* checkPixels(png.width, png.height)
     return yield* encode(png.png, request.screenshotParams?.format ?? "png")
   })
+
+/** The pixel size of an encoded screenshot. */
+export const measure = (bytes: Uint8Array): Effect.Effect<Size, ContentError> =>
+  Effect.tryPromise({
+    try: () => sharp(bytes, { limitInputPixels: false }).metadata(),
+    catch: (error) => new ContentError({ reason: "Corrupt", detail: `unreadable screenshot: ${String(error)}` })
+  }).pipe(Effect.map((meta) => ({ width: meta.width ?? 0, height: meta.height ?? 0 })))
+
+/**
+ * The slice of a full-page capture that starts `offset` pixels down and is at most `height` tall, as PNG (the last
+ * slice of a page may be shorter). An offset at or past the page's end is an `InvalidRequest`.
+ */
+export const slice = (
+  capture: Uint8Array,
+  offset: number,
+  height: number
+): Effect.Effect<{ readonly bytes: Uint8Array; readonly width: number; readonly height: number }, InvalidRequest | ContentError> =>
+  Effect.gen(function*() {
+    const size = yield* measure(capture)
+    if (offset >= size.height) {
+      return yield* new InvalidRequest({ reason: "Invalid", field: "scrollOffset", detail: `the page is ${size.height} pixels tall; an offset of ${offset} is past its end` })
+    }
+    const sliceHeight = Math.min(height, size.height - offset)
+    const bytes = yield* Effect.tryPromise({
+      try: () => sharp(capture, { limitInputPixels: false }).extract({ left: 0, top: offset, width: size.width, height: sliceHeight }).png().toBuffer(),
+      catch: (error) => new ContentError({ reason: "Corrupt", detail: `could not cut the screenshot: ${String(error)}` })
+    })
+    return { bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), width: size.width, height: sliceHeight }
+  })

@@ -25,6 +25,7 @@ import * as Parse from "./Parse/Http.js"
 import * as RequestLog from "./RequestLog.js"
 import * as RequestPipeline from "./RequestPipeline.js"
 import * as Scrape from "./Scrape/Http.js"
+import * as Screenshot from "./Screenshot/Http.js"
 import * as UrlEnrichment from "./Urls/Enrichment.js"
 import * as Urls from "./Urls/Http.js"
 import type * as Server from "./Server.js"
@@ -58,6 +59,10 @@ export const httpApp = Effect.gen(function*() {
       return yield* RequestPipeline.serve(api, Scrape.bytes)
     case "GET /v1/web/scrape/images":
       return yield* RequestPipeline.serve(api, Images.images)
+    case "GET /v1/web/scrape/screenshot":
+      return yield* RequestPipeline.serve(api, Screenshot.scrapeScreenshot)
+    case "GET /v1/web/screenshot":
+      return yield* RequestPipeline.serve(api, Screenshot.screenshot)
     case "GET /v1/web/urls":
       return yield* RequestPipeline.serve(api, Urls.urls)
     case "GET /v1/web/scrape/sitemap":

@@ -10,7 +10,7 @@ import { join } from "node:path"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as Auth from "@sift/auth"
-import { Fetcher } from "@sift/core"
+import { Fetcher, Renderer } from "@sift/core"
 import { CacheStore, Migrations, Sql } from "@sift/store"
 import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import * as App from "../../src/App.js"
@@ -38,6 +38,8 @@ export const start = async (options: {
   readonly databaseUrl?: string | undefined
   readonly dataDir?: string | undefined
   readonly hostRules?: string | undefined
+  /** Provides a browser pool (real Chromium, launched on first use) for screenshots and rendering. */
+  readonly browser?: boolean | undefined
 } = {}): Promise<TestService> => {
   const dir = options.dataDir ?? mkdtempSync(join(tmpdir(), "sift-api-"))
   const storage = options.databaseUrl === undefined ? Sql.layerPglite({ dir }) : Sql.layerPg({ url: Redacted.make(options.databaseUrl) })
@@ -46,7 +48,10 @@ export const start = async (options: {
   const platform = Layer.mergeAll(
     NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }),
     Fetcher.layer({ allowPrivateTargets: true, ...(options.hostRules === undefined ? {} : { hostRules: options.hostRules }) }),
-    CacheStore.layer()
+    CacheStore.layer(),
+    options.browser === true
+      ? Renderer.layer({ size: 1, addressPolicy: () => true, ...(options.hostRules === undefined ? {} : { hostRules: options.hostRules }) })
+      : Layer.empty
   )
   const live = Layer.mergeAll(App.layerApi, Auth.layer, HttpServer.layerContext).pipe(
     Layer.provideMerge(platform),

@@ -1,0 +1,230 @@
+/**
+ * `GET /web/scrape/screenshot` (`url`) and `GET /web/screenshot` (`domain` or `directUrl`, optional `page`), decisions
+ * §3. Both map their query onto a POST scrape with only the screenshot format, so validation, the browser and the
+ * deadline are the scrape's; `scrollOffset` cuts a viewport-sized slice out of a full-page capture.
+ *
+ * @since 0.1.0
+ */
+import { type Cache, Errors, type Fetcher, Html, Pipeline, type ScrapeRequest, Screenshot } from "@sift/core"
+import { Effect } from "effect"
+import type { Element, Root, RootContent } from "hast"
+import { ApiFailure } from "../ErrorMapping.js"
+import * as FormattedResults from "../internal/formattedResults.js"
+import * as QueryParams from "../QueryParams.js"
+import type { Caller, Handler } from "../RequestPipeline.js"
+import { decodeFromQuery, defined, planFor, timeoutFromQuery } from "../Scrape/Http.js"
+
+/** The page types `GET /web/screenshot?page=` finds from the site's links, by link path or text (several languages). */
+const PAGE_PATTERNS: Record<string, RegExp> = {
+  login: /\b(log-?in|sign-?in|anmelden|connexion|iniciar-sesion|accedi|inloggen)\b/i,
+  signup: /\b(sign-?up|register|registrieren|inscription|registro|registrati|get-started|create-account)\b/i,
+  blog: /\b(blog|news|articles|journal|magazin)\b/i,
+  careers: /\b(careers?|jobs|karriere|emplois?|empleo|lavora-con-noi|vacatures)\b/i,
+  pricing: /\b(pricing|prices|plans|preise|tarifs|precios|prezzi)\b/i,
+  terms: /\b(terms|tos|conditions|agb|nutzungsbedingungen|cgu|terminos)\b/i,
+  privacy: /\b(privacy|datenschutz|confidentialite|privacidad)\b/i,
+  contact: /\b(contact|kontakt|contacto|contatti)\b/i
+}
+
+interface ScreenshotInput {
+  readonly request: ScrapeRequest.ScrapeRequest
+  /** Set for `GET /web/screenshot?page=`: the page is found from the home page's links at run time. */
+  readonly page: string | undefined
+  readonly scrollOffset: number | undefined
+  readonly domain: string | undefined
+}
+
+const invalid = (field: string, detail: string) => new Errors.InvalidRequest({ reason: "Invalid", field, detail })
+
+/** `fullScreenshot=true|false` (`fullPage` accepted as an alias). */
+const fullPageOf = (query: QueryParams.Query): boolean =>
+  QueryParams.asBoolean(query, "fullScreenshot") ?? QueryParams.asBoolean(query, "fullPage") ?? false
+
+const viewportOf = (query: QueryParams.Query) => {
+  const viewport = QueryParams.asObject(query, "viewport")
+  if (viewport === undefined) return undefined
+  const size = (name: string) => {
+    const value = viewport[name]
+    if (value === undefined) return undefined
+    if (typeof value === "number" || (typeof value === "string" && /^\d+$/.test(value))) return Number(value)
+    throw invalid(`viewport[${name}]`, "must be a positive integer")
+  }
+  return defined({ width: size("width"), height: size("height") })
+}
+
+/** The POST body of a screenshot query; `url` is the page to capture. */
+const requestFromQuery = (query: QueryParams.Query, url: string | undefined, scrollOffset: number | undefined) => {
+  const colorScheme = QueryParams.asString(query, "colorScheme")
+  const clearPopups = QueryParams.asBoolean(query, "clearPopups")
+  const handleCookies = QueryParams.asBoolean(query, "handleCookiePopup")
+  return {
+    ...defined({
+      url,
+      maxAgeMs: QueryParams.asInteger(query, "maxAgeMs"),
+      timeoutOpts: timeoutFromQuery(query),
+      zdr: QueryParams.asString(query, "zdr"),
+      tags: QueryParams.asList(query, "tags", { commaSeparated: true })
+    }),
+    formats: { screenshot: true },
+    sharedParams: defined({
+      viewport: viewportOf(query),
+      theme: colorScheme,
+      // Clearing popups clears consent banners too, as the official client documents.
+      dismissCookies: handleCookies === true || clearPopups === true ? true : undefined,
+      dismissPopups: clearPopups === true ? true : undefined,
+      waitFor: QueryParams.asInteger(query, "waitForMs"),
+      country: QueryParams.asString(query, "country")
+    }),
+    screenshotParams: { area: fullPageOf(query) || scrollOffset !== undefined ? "fullPage" : "viewport" }
+  }
+}
+
+const renames: ReadonlyArray<readonly [string, string]> = [
+  ["sharedParams.viewport", "viewport"],
+  ["sharedParams.theme", "colorScheme"],
+  ["sharedParams.waitFor", "waitForMs"],
+  ["sharedParams.country", "country"],
+  ["screenshotParams.area", "fullScreenshot"]
+]
+
+const rename = (error: Errors.InvalidRequest) => {
+  const field = error.field
+  if (field === undefined) return error
+  for (const [from, to] of renames) {
+    if (field === from || field.startsWith(`${from}.`) || field.startsWith(`${from}[`)) {
+      return new Errors.InvalidRequest({ reason: error.reason, field: to + field.slice(from.length), detail: error.detail })
+    }
+  }
+  return error
+}
+
+const scrollOffsetOf = (query: QueryParams.Query): number | undefined => {
+  const offset = QueryParams.asInteger(query, "scrollOffset")
+  if (offset !== undefined && (offset < 0 || offset > 100_000)) throw invalid("scrollOffset", "must be from 0 to 100000")
+  return offset
+}
+
+/** A bare host name (`example.com`), from `domain` given with or without a scheme or path. */
+const normalizeDomain = (domain: string): string => {
+  const host = domain.trim().replace(/^[a-z]+:\/\//i, "").split(/[/?#]/)[0]!.toLowerCase()
+  if (!/^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}(?::\d{1,5})?$/.test(host)) {
+    throw invalid("domain", "must be a domain name such as example.com")
+  }
+  return host
+}
+
+const validateWith = (caller: Caller, build: (query: QueryParams.Query) => { url: string | undefined; page?: string; domain?: string }) =>
+  Effect.gen(function*() {
+    let target: { url: string | undefined; page?: string; domain?: string } = { url: undefined }
+    let scrollOffset: number | undefined
+    const request = yield* decodeFromQuery(() => {
+      target = build(caller.query)
+      scrollOffset = scrollOffsetOf(caller.query)
+      return requestFromQuery(caller.query, target.url, scrollOffset)
+    }).pipe(Effect.mapError(rename))
+    return planFor(request, 1, { request, page: target.page, scrollOffset, domain: target.domain } satisfies ScreenshotInput)
+  })
+
+/** The link of the home page that leads to a page type, by path first, then by link text. */
+const findPage = (tree: Root, baseUrl: string, page: string): string | undefined => {
+  const pattern = PAGE_PATTERNS[page]!
+  const links: Array<{ href: string; text: string }> = []
+  const walk = (nodes: ReadonlyArray<RootContent>) => {
+    for (const node of nodes) {
+      if (node.type !== "element") continue
+      if (node.tagName === "a" && typeof node.properties.href === "string") links.push({ href: node.properties.href, text: textOf(node) })
+      walk(node.children)
+    }
+  }
+  walk(tree.children)
+  const resolved = (href: string) => {
+    try {
+      const url = new URL(href, baseUrl)
+      return /^https?:$/.test(url.protocol) ? url.href : undefined
+    } catch {
+      return undefined
+    }
+  }
+  const byPath = links.find((link) => pattern.test(decodeURIComponent(resolved(link.href)?.replace(/^https?:\/\/[^/]+/, "") ?? "")))
+  const byText = links.find((link) => pattern.test(link.text))
+  const chosen = byPath ?? byText
+  return chosen === undefined ? undefined : resolved(chosen.href)
+}
+
+const textOf = (element: Element): string =>
+  element.children.map((child) => (child.type === "text" ? child.value : child.type === "element" ? textOf(child) : "")).join(" ")
+
+/** The page to capture for `page=`: the home page's link to it, or 404 `NOT_FOUND` when the site has none. */
+const resolvePage = (input: ScreenshotInput) =>
+  Effect.gen(function*() {
+    if (input.page === undefined) return input.request
+    const home = yield* FormattedResults.run(Object.assign(Object.create(Object.getPrototypeOf(input.request)), input.request, {
+      formats: { html: true },
+      screenshotParams: undefined,
+      sharedParams: undefined
+    }) as ScrapeRequest.ScrapeRequest)
+    const found = findPage(Html.parse(home.html.data ?? ""), home.url, input.page)
+    if (found === undefined) {
+      return yield* new ApiFailure({ code: "NOT_FOUND", detail: `page: no ${input.page} page is linked from ${home.url}` })
+    }
+    return Object.assign(Object.create(Object.getPrototypeOf(input.request)), input.request, { url: found }) as ScrapeRequest.ScrapeRequest
+  })
+
+const run = (_caller: Caller, input: ScreenshotInput) =>
+  Effect.gen(function*() {
+    const request = yield* resolvePage(input)
+    const result = yield* FormattedResults.run(request)
+    let shot = Screenshot.fromDataUrl(result.screenshot.data ?? "")
+    if (shot === undefined) {
+      return yield* new Errors.ContentError({ reason: "CapabilityMissing", detail: "the browser returned no screenshot" })
+    }
+    let size = yield* Screenshot.measure(shot.bytes)
+    if (input.scrollOffset !== undefined) {
+      const viewportHeight = request.sharedParams?.viewport?.height ?? (request.sharedParams?.viewport === undefined ? 1080 : 900)
+      const slice = yield* Screenshot.slice(shot.bytes, input.scrollOffset, viewportHeight).pipe(Effect.mapError((error) =>
+        new Errors.InvalidRequest({ reason: "Invalid", field: "scrollOffset", detail: error.detail })))
+      shot = { contentType: "image/png", bytes: slice.bytes }
+      size = { width: slice.width, height: slice.height }
+    }
+    const info = Pipeline.renderInfo(result)
+    return {
+      body: {
+        success: true,
+        status: "ok",
+        screenshot: Screenshot.toDataUrl(shot),
+        width: size.width,
+        height: size.height,
+        url: result.url,
+        ...(input.domain === undefined ? {} : { domain: input.domain }),
+        screenshotType: request.screenshotParams?.area === "fullPage" && input.scrollOffset === undefined ? "fullPage" : "viewport",
+        finalDOMState: info.finalDOMState === "still-loading" || result.isPartial ? "still-loading" : "loaded",
+        cache_metadata: result.cache_metadata
+      },
+      credits: 1
+    }
+  })
+
+type ScreenshotHandler = Handler<ScreenshotInput, Errors.InvalidRequest | ApiFailure, never, Errors.ScrapeError | ApiFailure, Fetcher.Fetcher | Cache.Cache>
+
+/** `GET /web/scrape/screenshot?url=`: 1 credit. */
+export const scrapeScreenshot: ScreenshotHandler = {
+  validate: (caller) => validateWith(caller, (query) => ({ url: QueryParams.asString(query, "url") })),
+  run
+}
+
+/** `GET /web/screenshot?domain=|directUrl=[&page=]`: 1 credit. */
+export const screenshot: ScreenshotHandler = {
+  validate: (caller) =>
+    validateWith(caller, (query) => {
+      const domain = QueryParams.asString(query, "domain")
+      const directUrl = QueryParams.asString(query, "directUrl")
+      const page = QueryParams.asString(query, "page")
+      if ((domain === undefined) === (directUrl === undefined)) throw invalid("domain", "give exactly one of domain or directUrl")
+      if (page !== undefined && PAGE_PATTERNS[page] === undefined) throw invalid("page", `must be one of ${Object.keys(PAGE_PATTERNS).join(", ")}`)
+      if (page !== undefined && directUrl !== undefined) throw invalid("page", "applies to domain only, not directUrl")
+      if (directUrl !== undefined) return { url: directUrl }
+      const host = normalizeDomain(domain!)
+      return { url: `https://${host}/`, domain: host, ...(page === undefined ? {} : { page }) }
+    }),
+  run
+}

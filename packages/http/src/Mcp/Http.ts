@@ -130,6 +130,30 @@ const serveMcp = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse
       Effect.succeed(HttpServerResponse.unsafeJson({ jsonrpc: "2.0", error: { code: -32700, message: "The request body could not be read" }, id: null }, { status: 400 })))
   )
 
+/**
+ * One authorization server metadata document: the application's (the agent registration grants) when it serves one,
+ * with this module's endpoints, grants and scopes merged in; else this module's alone.
+ */
+const authorizationServerMetadata = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>, origin: string) =>
+  Effect.gen(function*() {
+    const ours = OAuth.metadata(origin)
+    const answer = yield* Effect.either(app)
+    const theirs = answer._tag === "Right" && answer.right.status === 200
+      ? yield* Effect.promise(() => HttpServerResponse.toWeb(answer.right).json().catch(() => undefined) as Promise<Record<string, unknown> | undefined>)
+      : undefined
+    const union = (key: "grant_types_supported" | "scopes_supported" | "response_types_supported" | "token_endpoint_auth_methods_supported") =>
+      [...new Set([...(Array.isArray(theirs?.[key]) ? theirs[key] as Array<string> : []), ...ours[key]])]
+    const document = theirs === undefined ? ours : {
+      ...theirs,
+      ...ours,
+      grant_types_supported: union("grant_types_supported"),
+      scopes_supported: union("scopes_supported"),
+      response_types_supported: union("response_types_supported"),
+      token_endpoint_auth_methods_supported: union("token_endpoint_auth_methods_supported")
+    }
+    return HttpServerResponse.unsafeJson(document, { headers: { "cache-control": "max-age=3600" } })
+  })
+
 // Storage or other unexpected failures of the OAuth endpoints: the OAuth error shape, never a crash.
 const oauthFailures = <E, R>(effect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
   effect.pipe(Effect.catchAllCause((cause) =>
@@ -149,7 +173,7 @@ export const mount = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResp
       case `GET ${RESOURCE_METADATA_PATH}`:
         return HttpServerResponse.unsafeJson(resourceMetadata(originOf(request)), { headers: { "cache-control": "max-age=3600" } })
       case "GET /.well-known/oauth-authorization-server":
-        return HttpServerResponse.unsafeJson(OAuth.metadata(originOf(request)), { headers: { "cache-control": "max-age=3600" } })
+        return yield* authorizationServerMetadata(app, originOf(request))
       case "POST /oauth2/register":
         return yield* oauthFailures(OAuth.register)
       case "GET /oauth2/authorize":
@@ -160,6 +184,13 @@ export const mount = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResp
         // One token endpoint: the grants of this module here, the others (claim, jwt-bearer) to the application.
         const form = Object.fromEntries(yield* Effect.orElseSucceed(request.urlParamsBody, () => [] as Array<[string, string]>))
         if ((OAuth.GRANTS as ReadonlyArray<string>).includes(form.grant_type ?? "")) return yield* oauthFailures(OAuth.tokenGrant(form))
+        const answer = yield* app
+        return answer.status === 404
+          ? HttpServerResponse.unsafeJson(
+            { error: "unsupported_grant_type", error_description: `grant_type must be one of ${OAuth.GRANTS.join(", ")}` },
+            { status: 400, headers: { "cache-control": "no-store" } }
+          )
+          : answer
       }
     }
     return yield* app

@@ -120,6 +120,10 @@ for (const backend of backends) describe.skipIf(backend.name === "postgres" && b
       scopes_supported: ["api.read", "api.write"]
     })
     expect(metadata.grant_types_supported).toEqual(expect.arrayContaining(["authorization_code", "refresh_token"]))
+
+    const unknown = await fetch(`${origin}/oauth2/token`, { method: "POST", body: new URLSearchParams({ grant_type: "password", username: "a", password: "b" }) })
+    expect(unknown.status).toBe(400)
+    expect((await unknown.json()).error).toBe("unsupported_grant_type")
   })
 
   it("an SDK client registers, the person signs in and allows in Chromium, and the token calls a tool (charged to the organization)", async () => {

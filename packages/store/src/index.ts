@@ -28,3 +28,6 @@ export * as CacheStore from "./CacheStore.js"
 
 /** Core's `UrlIndex` over the store's database, with leases for background enrichment. */
 export * as UrlIndexStore from "./UrlIndexStore.js"
+
+/** Outgoing email, recorded in the outbox table. */
+export * as Mailer from "./Mailer.js"

@@ -75,6 +75,36 @@ describe("screenshot endpoints (pglite, Chromium)", { timeout: 90_000 }, () => {
     expect(near(sliceShot.rgb(400, 200), [0, 0, 255])).toBe(true)
   })
 
+  it("POST /web/scrape returns a jpeg data URL of one element with the Markdown, for 1 credit", async () => {
+    const { secret } = await service.key()
+    const response = await fetch(`${service.baseUrl}/web/scrape`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        url: `${site.url}/`,
+        formats: { screenshot: true, markdown: true },
+        sharedParams: { viewport: { width: 800, height: 600 }, waitFor: 0 },
+        screenshotParams: { format: "jpeg", area: { selector: "#red" } }
+      })
+    })
+    const body = await response.json() as any
+    expect(response.status).toBe(200)
+    const shot = await pixels(body.screenshot.data)
+    expect(shot.contentType).toBe("image/jpeg")
+    expect([shot.width, shot.height]).toEqual([200, 120])
+    expect(near(shot.rgb(100, 60), [255, 0, 0])).toBe(true)
+    expect(body.markdown.requested).toBe(true)
+    expect(body.key_metadata.credits_consumed).toBe(1)
+    const over = await fetch(`${service.baseUrl}/web/scrape`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" },
+      body: JSON.stringify({ url: `${site.url}/`, formats: { screenshot: true }, screenshotParams: { area: { x: 0, y: 0, width: 9000, height: 9000 } } })
+    })
+    const overBody = await over.json() as any
+    expect([over.status, overBody.error_code, overBody.key_metadata.credits_consumed]).toEqual([400, "INPUT_VALIDATION_ERROR", 0])
+    expect(overBody.message).toContain("40-megapixel")
+  })
+
   it("refuses bad queries with 400 and no charge", async () => {
     const { secret } = await service.key()
     const get = async (path: string) => {

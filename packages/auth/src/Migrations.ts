@@ -5,6 +5,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect } from "effect"
+import * as AgentRegistration from "./AgentRegistration.js"
 
 /** The auth package's migrations. */
 export const migrations = {
@@ -75,5 +76,7 @@ export const migrations = {
   // anyway), so they skip the WAL: no disk flush on the per-request writes. PostgreSQL empties them after a crash.
   "0003_unlogged_metering": Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql`ALTER TABLE rate_limit_windows SET UNLOGGED;
-    ALTER TABLE credit_reservations SET UNLOGGED`.unprepared)
+    ALTER TABLE credit_reservations SET UNLOGGED`.unprepared),
+  // Web sign-in (passwords, sessions, email verification) and agent registration through a browser claim.
+  "0004_agents": Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(AgentRegistration.migrationSql).unprepared)
 }

@@ -10,12 +10,14 @@ import { CreditLedger } from "./CreditLedger.js"
 import { RateLimiter } from "./RateLimiter.js"
 
 export * as Accounts from "./Accounts.js"
+export * as AgentRegistration from "./AgentRegistration.js"
 export * as ApiKeys from "./ApiKeys.js"
 export * as AuthErrors from "./AuthErrors.js"
 export * as CreditLedger from "./CreditLedger.js"
 export * as Permissions from "./Permissions.js"
 export * as Plans from "./Plans.js"
 export * as RateLimiter from "./RateLimiter.js"
+export * as Users from "./Users.js"
 export { migrations } from "./Migrations.js"
 
 /** Every auth service, over the `SqlClient` in context. */

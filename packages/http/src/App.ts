@@ -12,8 +12,9 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Auth from "@sift/auth"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { randomUUID } from "node:crypto"
-import { BlobStore } from "@sift/store"
+import { BlobStore, Mailer } from "@sift/store"
 import * as Admin from "./Admin.js"
+import * as Agents from "./Agents/Http.js"
 import { directOperations } from "./internal/admin/direct.js"
 import * as HostedFiles from "./Images/HostedFiles.js"
 import * as Images from "./Images/Http.js"
@@ -87,7 +88,7 @@ export const httpApp = Effect.gen(function*() {
 })
 
 /** Every package's migrations this application needs (the store's run first, by `Server`). */
-export const migrations = { auth: Auth.migrations, http: RequestLog.migrations, mcp: Mcp.migrations }
+export const migrations = { auth: Auth.migrations, http: RequestLog.migrations, mcp: Mcp.migrations, mailer: Mailer.migrations }
 
 /** Makes sure the `SIFT_BOOTSTRAP_KEY` exists (idempotent), for containers and CI. */
 const bootstrap = Layer.effectDiscard(Effect.gen(function*() {
@@ -98,11 +99,11 @@ const bootstrap = Layer.effectDiscard(Effect.gen(function*() {
   yield* Effect.log(`bootstrap key ready (${ensured.keyId} in ${ensured.orgId})`)
 }))
 
-const services = Layer.mergeAll(RequestLog.RequestLog.Default, Auth.layer, UrlEnrichment.layerIndex(), Naics.layerCompanies, BlobStore.layerSql)
+const services = Layer.mergeAll(RequestLog.RequestLog.Default, Auth.layer, Mailer.layerConfig(), UrlEnrichment.layerIndex(), Naics.layerCompanies, BlobStore.layerSql)
 
 // No span per request: with no tracer configured a span is pure cost, a large share of a cache hit (bench/http);
 // the request id, the request log and the access log already identify every request.
-const serveApi = HttpMiddleware.withTracerDisabledWhen(HttpServer.serve(Mcp.mount(httpApp)), () => true)
+const serveApi = HttpMiddleware.withTracerDisabledWhen(HttpServer.serve(Mcp.mount(Agents.mount(httpApp))), () => true)
 
 /** The API alone on the caller's `HttpServer` (no admin channel, no bootstrap): for embedding and tests. */
 export const layerApi = serveApi.pipe(Layer.provide(services))

@@ -46,6 +46,20 @@ const scrapeQuery = [
   queryParam("tags", "string", "Comma-separated, up to 20 of 1 to 50 characters")
 ]
 
+const screenshotQuery = [
+  queryParam("fullScreenshot", "boolean", "Capture the full page (alias fullPage)"),
+  queryParam("colorScheme", "string", "light or dark"),
+  queryParam("clearPopups", "boolean", "Dismiss popups and consent banners before capture"),
+  queryParam("handleCookiePopup", "boolean", "Dismiss the consent banner before capture"),
+  queryParam("viewport", "object", "viewport[width], viewport[height]; default 1920x1080"),
+  queryParam("scrollOffset", "integer", "0 to 100000: the viewport-high slice of the full page starting here"),
+  queryParam("waitForMs", "integer", "0 to 30000"),
+  queryParam("maxAgeMs", "integer", "0 to 2592000000"),
+  queryParam("timeoutOpts", "object", "{ milliseconds, behavior: fail | return-partial }"),
+  queryParam("zdr", "string", "enabled or disabled"),
+  queryParam("tags", "string", "Comma-separated, up to 20 of 1 to 50 characters")
+]
+
 const mapQuery = [
   queryParam("domain", "string", "The site (min 3 characters)", true),
   queryParam("includeSubdomains", "boolean", "Also URLs on subdomains (default false)"),
@@ -91,6 +105,46 @@ export const document = {
         summary: "Fetch the original bytes of a URL (1 credit)",
         parameters: [queryParam("url", "string", "The URL", true), queryParam("headers", "object", "Forwarded headers"), queryParam("country", "string", "Exit country"), queryParam("timeoutMS", "integer", "1 to 300000")],
         responses: { "200": { description: "Base64 bytes" }, ...errors }
+      }
+    },
+    "/web/scrape/images": {
+      get: {
+        summary: "List a page's images, optionally deduplicated and enriched (1 credit; 2 with actions; 5 with enrichment)",
+        parameters: [
+          ...scrapeQuery,
+          queryParam("dedupe", "boolean", "Keep the largest of visually identical images (perceptual hash)"),
+          queryParam("enrichment", "object", "enrichment[resolution|classification|hostedUrl]=true, or a comma-separated list"),
+          queryParam("actions", "string", "JSON array of browser actions (paid plans)"),
+          queryParam("timeoutOpts", "object", "{ milliseconds, behavior: fail | return-partial }")
+        ],
+        responses: { "200": { description: "Images with url, alt, width, height, classification, fileUrl" }, ...errors }
+      }
+    },
+    "/web/scrape/screenshot": {
+      get: {
+        summary: "Screenshot one URL in Chromium (1 credit)",
+        parameters: [queryParam("url", "string", "The page (http or https)", true), ...screenshotQuery],
+        responses: { "200": { description: "screenshot (data URL), width, height, url, screenshotType, finalDOMState" }, ...errors }
+      }
+    },
+    "/web/screenshot": {
+      get: {
+        summary: "Screenshot a site's home page, one of its pages, or a direct URL (1 credit)",
+        parameters: [
+          queryParam("domain", "string", "The site (exactly one of domain and directUrl)"),
+          queryParam("directUrl", "string", "The exact URL to capture"),
+          queryParam("page", "string", "With domain: login, signup, blog, careers, pricing, terms, privacy or contact"),
+          ...screenshotQuery
+        ],
+        responses: { "200": { description: "screenshot (data URL), width, height, url, screenshotType, finalDOMState" }, "404": { $ref: "#/components/responses/Error" }, ...errors }
+      }
+    },
+    "/files/{id}": {
+      get: {
+        summary: "A hosted image copy (fileUrl), served for 24 hours without a key",
+        security: [],
+        parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+        responses: { "200": { description: "The image bytes" }, "404": { $ref: "#/components/responses/Error" } }
       }
     },
     "/web/urls": {

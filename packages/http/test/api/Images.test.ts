@@ -164,6 +164,12 @@ for (const backend of backends) {
       expect(await balance(orgId)).toBe(before - 1)
     }, 30_000)
 
+    it("the OpenAPI document lists the image, screenshot and hosted file paths", async () => {
+      const doc = await fetch(`${service.baseUrl}/openapi.json`).then((r) => r.json()) as any
+      expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/web/scrape/images", "/web/scrape/screenshot", "/web/screenshot", "/files/{id}"]))
+      expect(doc.paths["/web/scrape/images"].get.parameters.map((p: any) => p.name)).toEqual(expect.arrayContaining(["dedupe", "enrichment"]))
+    })
+
     it("refuses bad enrichment names and free-plan actions without charge", async () => {
       const { secret } = await service.key()
       const get = (query: string) => fetch(`${service.baseUrl}/web/scrape/images?url=${encodeURIComponent(`${site.url}/`)}&${query}`, { headers: { authorization: `Bearer ${secret}` } })

@@ -16,8 +16,8 @@ import { decodeFromQuery, defined, planFor, timeoutFromQuery } from "../Scrape/H
 
 /** The page types `GET /web/screenshot?page=` finds from the site's links, by link path or text (several languages). */
 const PAGE_PATTERNS: Record<string, RegExp> = {
-  login: /\b(log-?in|sign-?in|anmelden|connexion|iniciar-sesion|accedi|inloggen)\b/i,
-  signup: /\b(sign-?up|register|registrieren|inscription|registro|registrati|get-started|create-account)\b/i,
+  login: /\b(log[\s_-]?in|sign[\s_-]?in|anmelden|connexion|iniciar-sesion|accedi|inloggen)\b/i,
+  signup: /\b(sign[\s_-]?up|register|registrieren|inscription|registro|registrati|get[\s_-]started|create[\s_-]account)\b/i,
   blog: /\b(blog|news|articles|journal|magazin)\b/i,
   careers: /\b(careers?|jobs|karriere|emplois?|empleo|lavora-con-noi|vacatures)\b/i,
   pricing: /\b(pricing|prices|plans|preise|tarifs|precios|prezzi)\b/i,
@@ -126,7 +126,7 @@ const validateWith = (caller: Caller, build: (query: QueryParams.Query) => { url
   })
 
 /** The link of the home page that leads to a page type, by path first, then by link text. */
-const findPage = (tree: Root, baseUrl: string, page: string): string | undefined => {
+export const findPage = (tree: Root, baseUrl: string, page: string): string | undefined => {
   const pattern = PAGE_PATTERNS[page]!
   const links: Array<{ href: string; text: string }> = []
   const walk = (nodes: ReadonlyArray<RootContent>) => {
@@ -146,7 +146,7 @@ const findPage = (tree: Root, baseUrl: string, page: string): string | undefined
     }
   }
   const byPath = links.find((link) => pattern.test(decodeURIComponent(resolved(link.href)?.replace(/^https?:\/\/[^/]+/, "") ?? "")))
-  const byText = links.find((link) => pattern.test(link.text))
+  const byText = links.find((link) => resolved(link.href) !== undefined && pattern.test(link.text))
   const chosen = byPath ?? byText
   return chosen === undefined ? undefined : resolved(chosen.href)
 }

@@ -5,7 +5,9 @@
  * the `<loc>`s (the baseline of the target); `floor` does the same with `indexOf` instead of a parser, for scale.
  * Prints one JSON line: { ms, urls, maxRssMb, loadedRssMb } (peak RSS after loading modules, before mapping).
  *
- * Usage (from run.ts): node --import tsx bench/map/worker.ts sift|bare|floor PORT
+ * `indexed` is `sift` with the store's URL index (PGlite), as GET /web/urls runs it.
+ *
+ * Usage (from run.ts): node --import tsx bench/map/worker.ts sift|indexed|bare|floor PORT
  */
 import { Effect } from "effect"
 import { XMLParser } from "fast-xml-parser"
@@ -14,6 +16,10 @@ import { gunzip } from "node:zlib"
 import { Agent, request } from "undici"
 import * as Fetcher from "../../packages/core/src/Fetcher.js"
 import * as UrlDiscovery from "../../packages/core/src/UrlDiscovery.js"
+import { Layer, ManagedRuntime } from "effect"
+import * as Migrations from "../../packages/store/src/Migrations.js"
+import * as Sql from "../../packages/store/src/Sql.js"
+import * as UrlIndexStore from "../../packages/store/src/UrlIndexStore.js"
 
 const [contender, portText] = process.argv.slice(2)
 const port = Number(portText)
@@ -67,8 +73,24 @@ const sift = async (): Promise<number> => {
   return result.urls.length
 }
 
+// GET /web/urls's path: the same map, recorded in and read back from the store's URL index (embedded PGlite, started
+// and migrated before the clock starts, as in a running service; a first map, so every row is new).
+const indexedRuntime = contender === "indexed"
+  ? ManagedRuntime.make(Layer.mergeAll(
+    UrlIndexStore.layer,
+    Fetcher.layer({ hostRules: `MAP ${domain} 127.0.0.1:${port}, MAP www.${domain} 127.0.0.1:${port}`, allowPrivateTargets: true })
+  ).pipe(Layer.provideMerge(Layer.tap(Sql.layerPglite({ dir: "memory://" }), (ctx) =>
+    Effect.provide(Migrations.run({ store: Migrations.store }), ctx)))))
+  : undefined
+if (indexedRuntime !== undefined) await indexedRuntime.runPromise(Effect.void)
+const indexed = async (): Promise<number> => {
+  const result = await indexedRuntime!.runPromise(UrlDiscovery.discover({ domain, maxLinks: 100_000 }))
+  return result.urls.length
+}
+
 const loadedRssMb = process.resourceUsage().maxRSS / 1024
 const started = performance.now()
-const urls = contender === "sift" ? await sift() : contender === "floor" ? await floor() : await bare()
+const urls = contender === "sift" ? await sift() : contender === "indexed" ? await indexed() : contender === "floor" ? await floor() : await bare()
 const ms = performance.now() - started
 console.log(JSON.stringify({ ms, urls, maxRssMb: process.resourceUsage().maxRSS / 1024, loadedRssMb }))
+if (indexedRuntime !== undefined) await indexedRuntime.dispose()

@@ -15,7 +15,7 @@
  *
  * @since 0.1.0
  */
-import { Cause, Effect, Exit, Layer, Option } from "effect"
+import { Cause, Duration, Effect, Exit, Fiber, Layer, Option } from "effect"
 import * as Deadline from "./Deadline.js"
 import { type InvalidRequest, type RequestTimeout, WebsiteError } from "./Errors.js"
 import * as Fetcher from "./Fetcher.js"
@@ -82,6 +82,8 @@ export type DiscoveryError = InvalidRequest | WebsiteError | RequestTimeout
 // Fewer sitemap URLs than this (or than maxLinks) counts as thin: the link crawl then looks for more.
 const THIN = 100
 const DEFAULT_CRAWL_PAGES = 100
+// The longest a map waits for the index to record it and return stored metadata.
+const INDEX_WAIT_MS = 10_000
 
 /** Fetches the home page of `origin`: lists it (with its metadata) and returns the feeds it announces. */
 const homePage = (origin: string, headers: Readonly<Record<string, string>> | undefined, collector: Collector) =>
@@ -127,19 +129,35 @@ const gather = (options: DiscoverOptions, domain: string, sitemapUrl: string | u
   })
 
 /** Joins the index (when there is one and it may be used), ranks for `search`, and applies `maxLinks`. */
-const finish = (options: DiscoverOptions, domain: string, search: string | undefined, maxLinks: number, collector: Collector) =>
+const finish = (
+  options: DiscoverOptions,
+  domain: string,
+  search: string | undefined,
+  maxLinks: number,
+  collector: Collector,
+  deadline: Deadline.Deadline
+) =>
   Effect.gen(function*() {
     let urls: Array<MappedUrl> = [...collector.urls.values()]
     const index = options.useIndex === false ? Option.none() : yield* Effect.serviceOption(UrlIndex)
     if (Option.isSome(index)) {
       const store = index.value
-      const stored = store.recordAndLookup !== undefined
-        ? yield* store.recordAndLookup(domain, urls)
-        : yield* Effect.zipRight(store.record(domain, urls), store.lookup(domain, urls.map((u) => u.url)))
-      urls = urls.map((u) => {
-        const known = stored.get(u.url)
-        return known === undefined ? u : { ...strip(known), ...u, ...pick(known) }
-      })
+      const all = urls
+      const recorded = store.recordAndLookup !== undefined
+        ? store.recordAndLookup(domain, all)
+        : Effect.zipRight(store.record(domain, all), store.lookup(domain, all.map((u) => u.url)))
+      // The index is memory, not the answer: when recording a large map takes longer than the request can wait, the
+      // URLs go back without stored metadata and the recording finishes in the background.
+      const left = yield* Deadline.remaining(deadline)
+      const wait = Math.min(INDEX_WAIT_MS, Math.max(0, left - Math.min(1_000, Math.floor(left / 4))))
+      const fiber = yield* Effect.forkDaemon(recorded)
+      const stored = yield* Effect.timeoutOption(Fiber.join(fiber), Duration.millis(wait))
+      if (Option.isSome(stored)) {
+        urls = urls.map((u) => {
+          const known = stored.value.get(u.url)
+          return known === undefined ? u : { ...strip(known), ...u, ...pick(known) }
+        })
+      }
     }
     if (search !== undefined) urls = UrlSearch.search(urls, search)
     return urls.length > maxLinks ? urls.slice(0, maxLinks) : urls
@@ -195,7 +213,7 @@ export const discover = (options: DiscoverOptions): Effect.Effect<Discovery, Dis
         Deadline.expired(deadline, collector.size === 0 ? "no URLs were found in time" : `mapping ${domain}`)
       )
     }
-    const urls = yield* Deadline.finish(deadline, finish(options, domain, search, maxLinks, collector))
+    const urls = yield* Deadline.finish(deadline, finish(options, domain, search, maxLinks, collector, deadline))
     collector.report(true)
     return { domain, urls, meta: { ...collector.meta, errors: [...collector.meta.errors] }, partial }
   })

@@ -16,6 +16,7 @@ import { gunzip } from "node:zlib"
 import { Agent, request } from "undici"
 import * as Fetcher from "../../packages/core/src/Fetcher.js"
 import * as UrlDiscovery from "../../packages/core/src/UrlDiscovery.js"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Layer, ManagedRuntime } from "effect"
 import * as Migrations from "../../packages/store/src/Migrations.js"
 import * as Sql from "../../packages/store/src/Sql.js"
@@ -83,8 +84,11 @@ const indexedRuntime = contender === "indexed"
     Effect.provide(Migrations.run({ store: Migrations.store }), ctx)))))
   : undefined
 if (indexedRuntime !== undefined) await indexedRuntime.runPromise(Effect.void)
+// Timed until every URL is durably in the index (a map may answer before its recording ends; see UrlDiscovery).
 const indexed = async (): Promise<number> => {
   const result = await indexedRuntime!.runPromise(UrlDiscovery.discover({ domain, maxLinks: 100_000 }))
+  const count = Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ n: number }>`SELECT count(*)::int AS n FROM url_index`)
+  while ((await indexedRuntime!.runPromise(count))[0]!.n < result.urls.length) await new Promise((r) => setTimeout(r, 50))
   return result.urls.length
 }
 

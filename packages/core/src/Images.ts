@@ -51,8 +51,25 @@ export const collect = (tree: Root, context: CollectContext): Array<Image> => {
   return images.list()
 }
 
+/** Where an image was found: an `img` (or `input type=image`), a `picture` `source`, a video poster, an SVG
+ * `image`, a CSS background, or the page's `og:image`/`twitter:image` meta tags. */
+export type ImageElement = "img" | "source" | "video" | "svg" | "background" | "meta"
+
+// Beside the images rather than in them: the `images` output keeps the members of decisions §2.
+const elements = new WeakMap<Image, ImageElement>()
+
+/** Where `collect` found an image (undefined for an image it did not return). */
+export const elementOf = (image: Image): ImageElement | undefined => elements.get(image)
+
 class Collection {
   private readonly byUrl = new Map<string, { url: string; alt: string; width?: number; height?: number }>()
+  private element: ImageElement = "img"
+
+  /** Sets where the next added images come from. */
+  from(element: ImageElement): this {
+    this.element = element
+    return this
+  }
 
   add(reference: string | undefined, base: string, alt: string, width?: number, height?: number): boolean {
     if (reference === undefined) return false
@@ -60,12 +77,14 @@ class Collection {
     if (url === undefined || !/^(?:https?|data):/i.test(url) || isInvisible(url, width, height)) return false
     const known = this.byUrl.get(url)
     if (known === undefined) {
-      this.byUrl.set(url, {
+      const image = {
         url,
         alt,
         ...(width === undefined ? {} : { width }),
         ...(height === undefined ? {} : { height })
-      })
+      }
+      elements.set(image, this.element)
+      this.byUrl.set(url, image)
     } else {
       if (alt.length > known.alt.length) known.alt = alt
       if (known.width === undefined && width !== undefined) known.width = width
@@ -102,11 +121,11 @@ const walk = (nodes: ReadonlyArray<RootContent>, base: string, images: Collectio
       unresolvedImage = !picture(node, base, images)
     } else {
       if (tag === "input" && String(node.properties.type).toLowerCase() === "image") {
-        images.add(firstString(node, ["src"]), base, altOf(node), ...sizeOf(node))
+        images.from("img").add(firstString(node, ["src"]), base, altOf(node), ...sizeOf(node))
       } else if (tag === "video") {
-        images.add(firstString(node, ["poster"]), base, "", ...sizeOf(node))
+        images.from("video").add(firstString(node, ["poster"]), base, "", ...sizeOf(node))
       } else if (tag === "image") {
-        images.add(firstString(node, ["href", "xLinkHref"]), base, altOf(node), ...sizeOf(node))
+        images.from("svg").add(firstString(node, ["href", "xLinkHref"]), base, altOf(node), ...sizeOf(node))
       }
       walk(node.children, base, images)
     }
@@ -118,7 +137,7 @@ const image = (img: Element, base: string, images: Collection, taken?: string): 
   const url = imageUrl(img)
   if (url === undefined) return false
   if (taken !== undefined && resolve(url, base) === taken) return true
-  return images.add(url, base, altOf(img), ...sizeOf(img))
+  return images.from("img").add(url, base, altOf(img), ...sizeOf(img))
 }
 
 const imageUrl = (img: Element): string | undefined => {
@@ -139,7 +158,7 @@ const picture = (element: Element, base: string, images: Collection): boolean =>
   const img = element.children.find((child): child is Element => child.type === "element" && child.tagName === "img")
   const alt = img === undefined ? "" : altOf(img)
   const best = bestCandidate(candidates)?.url
-  const added = images.add(best, base, alt)
+  const added = images.from("source").add(best, base, alt)
   const taken = added && best !== undefined ? resolve(best, base) : undefined
   const fallback = img !== undefined && image(img, base, images, taken)
   return added || fallback
@@ -151,7 +170,7 @@ const backgrounds = (element: Element, base: string, images: Collection): void =
   const lazy = firstString(element, lazyBackgroundProperties)
   if (lazy !== undefined) urls.push(...(/url\(/i.test(lazy) ? backgroundUrls(`background:${lazy}`) : [lazy]))
   const label = firstString(element, ["ariaLabel", "title"]) ?? ""
-  for (const url of urls) images.add(url, base, label)
+  for (const url of urls) images.from("background").add(url, base, label)
 }
 
 /** `og:image` entries (with their `:alt`, `:width`, `:height`), else `twitter:image`, from the page's meta tags. */
@@ -172,7 +191,7 @@ const socialImages = (tree: Root, base: string, images: Collection): void => {
     const alt = metas.find((meta) => meta.key === "twitter:image:alt")?.content ?? ""
     if (twitter !== undefined) pending.push({ url: twitter.content, alt })
   }
-  for (const entry of pending) images.add(entry.url, base, entry.alt, entry.width, entry.height)
+  for (const entry of pending) images.from("meta").add(entry.url, base, entry.alt, entry.width, entry.height)
 }
 
 const collectMetas = (nodes: ReadonlyArray<RootContent>, out: Array<{ key: string; content: string }>): void => {

@@ -37,6 +37,16 @@ describe("Images.collect", () => {
     ])
   })
 
+  it("knows where each image was found", () => {
+    const elementAt = (url: string) => Images.elementOf(images.find((image) => image.url === url)!)
+    expect(elementAt("https://img.example/social/cover.jpg")).toBe("meta")
+    expect(elementAt(site("/photos/plain.jpg"))).toBe("img")
+    expect(elementAt(site("/photos/pic-1600.avif"))).toBe("source")
+    expect(elementAt(site("/photos/hero-bg.jpg"))).toBe("background")
+    expect(elementAt(site("/video/poster.jpg"))).toBe("video")
+    expect(Images.elementOf({ url: "https://elsewhere.example/x.png", alt: "" })).toBeUndefined()
+  })
+
   it("keeps alt text, the most descriptive one for repeated images", () => {
     const byUrl = new Map(images.map((image) => [image.url, image]))
     expect(byUrl.get("https://img.example/social/cover.jpg")?.alt).toBe("Gallery cover")

@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import { type Cache, Deadline, Errors, type Fetcher, ImageEnrich, type ScrapeRequest, type ScrapeResult } from "@sift/core"
+import { type Cache, Deadline, Errors, type Fetcher, ImageEnrich, Images, type ScrapeRequest, type ScrapeResult } from "@sift/core"
 import type { BlobStore } from "@sift/store"
 import { Clock, Effect } from "effect"
 import { ApiFailure } from "../ErrorMapping.js"
@@ -100,12 +100,13 @@ export const enrichResult = (
   })
 
 /** One image on the wire: the members of decisions §2 plus those the official client reads (`src`, `type`, `enrichment`). */
-const wireImage = (image: ScrapeResult.ImageItem) => {
+const wireImage = (elements: ReadonlyMap<string, Images.ImageElement>) => (image: ScrapeResult.ImageItem) => {
   const enrichment = defined({ width: image.width, height: image.height, type: image.classification, url: image.fileUrl })
   return {
     ...image,
     src: image.url,
     type: image.url.startsWith("data:") ? "base64" : "url",
+    element: elements.get(image.url) ?? "img",
     ...(image.classification !== undefined || image.fileUrl !== undefined || image.width !== undefined ? { enrichment } : {})
   }
 }
@@ -147,13 +148,14 @@ export const images: Handler<
     Effect.gen(function*() {
       const startedAt = yield* Clock.currentTimeMillis
       const loaded = yield* FormattedResults.run(request)
+      const elements = new Map((loaded.images.data ?? []).map((image) => [image.url, Images.elementOf(image) ?? "img"] as const))
       const { result } = yield* enrichResult(request, loaded, startedAt)
       const partial = result.isPartial === true
       return {
         body: {
           success: true,
           url: result.url,
-          images: (result.images.data ?? []).map(wireImage),
+          images: (result.images.data ?? []).map(wireImage(elements)),
           finalDOMState: loaded.isPartial === true ? "still-loading" : "loaded",
           ...(partial ? { partial: true } : {}),
           cache_metadata: result.cache_metadata

@@ -80,7 +80,8 @@ for (const backend of backends) {
       expect(body.images.map((image: any) => image.url)).toEqual([
         `${site.url}/img/hero-large.jpg`, `${site.url}/img/logo.png`, `${site.url}/img/hero-small.jpg`, `${site.url}/img/icon.png`
       ])
-      expect(body.images[1]).toMatchObject({ alt: "Acme logo", src: `${site.url}/img/logo.png`, type: "url" })
+      expect(body.images[1]).toMatchObject({ alt: "Acme logo", src: `${site.url}/img/logo.png`, type: "url", element: "img" })
+      expect(body.images[0].element).toBe("meta")
       // Without enrichment, sizes are what the markup states.
       expect(body.images[2]).toMatchObject({ width: 10, height: 10 })
       expect(body.finalDOMState).toBe("loaded")

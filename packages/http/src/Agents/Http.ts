@@ -2,7 +2,7 @@
  * The auth-host routes of agent registration, at the root (decisions §0, §10): the discovery documents, the JWKS,
  * `POST /agent/identity`, the claim and jwt-bearer grants of `POST /oauth2/token`, `POST /oauth2/revoke`, and the
  * server-rendered claim page (sign up or sign in, verify the email, enter the code, confirm the key name).
- * The public origin is `SIFT_AUTH_PUBLIC_URL` when set, else the `Host` the client used.
+ * The public origin is `SIFT_AUTH_PUBLIC_URL` when set, else `SIFT_PUBLIC_URL`, else the `Host` the client used.
  *
  * @since 0.1.0
  */
@@ -20,9 +20,11 @@ export const CLAIM_PATH = "/agent/claim"
 export const JWKS_PATH = "/.well-known/jwks.json"
 
 /** The public origin of the auth host. */
+const configuredOrigin = (name: string) => Effect.orElseSucceed(Config.option(Config.string(name)), () => Option.none<string>())
 const originOf = (request: HttpServerRequest.HttpServerRequest) =>
-  Effect.map(Effect.orElseSucceed(Config.option(Config.string("SIFT_AUTH_PUBLIC_URL")), () => Option.none<string>()), (configured) => {
-    if (Option.isSome(configured) && configured.value !== "") return configured.value.replace(/\/+$/, "")
+  Effect.map(Effect.zip(configuredOrigin("SIFT_AUTH_PUBLIC_URL"), configuredOrigin("SIFT_PUBLIC_URL")), ([auth, service]) => {
+    const configured = Option.filter(Option.orElse(Option.filter(auth, (v) => v !== ""), () => service), (v) => v !== "")
+    if (Option.isSome(configured)) return configured.value.replace(/\/+$/, "")
     const proto = request.headers["x-forwarded-proto"] === "https" ? "https" : "http"
     return `${proto}://${request.headers.host ?? "127.0.0.1"}`
   })

@@ -12,6 +12,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import { ApiKeys } from "@sift/auth"
 import { Effect, Runtime } from "effect"
+import { publicOrigin } from "../Images/HostedFiles.js"
 import * as OAuth from "./OAuth.js"
 import * as ToolServer from "./ToolServer.js"
 import * as Tools from "./Tools.js"
@@ -24,12 +25,6 @@ export const RESOURCE_METADATA_PATH = "/.well-known/oauth-protected-resource/mcp
 export const SCOPES: ReadonlyArray<Tools.Scope> = ["api.read", "api.write"]
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i
-
-/** The public origin the client used (the `Host` it sent; https when a proxy says so). */
-const originOf = (request: HttpServerRequest.HttpServerRequest): string => {
-  const proto = request.headers["x-forwarded-proto"] === "https" ? "https" : "http"
-  return `${proto}://${request.headers.host ?? "127.0.0.1"}`
-}
 
 /** The protected-resource metadata document of the tool server. */
 export const resourceMetadata = (origin: string) => ({
@@ -95,7 +90,7 @@ async (internal) => {
 const serveMcp = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
-    const origin = originOf(request)
+    const origin = yield* publicOrigin
     if (request.method !== "POST") {
       // Stateless server: no standalone event stream and no sessions to delete.
       return HttpServerResponse.unsafeJson(
@@ -171,9 +166,9 @@ export const mount = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResp
     const route = `${request.method} ${path}`
     switch (route) {
       case `GET ${RESOURCE_METADATA_PATH}`:
-        return HttpServerResponse.unsafeJson(resourceMetadata(originOf(request)), { headers: { "cache-control": "max-age=3600" } })
+        return HttpServerResponse.unsafeJson(resourceMetadata(yield* publicOrigin), { headers: { "cache-control": "max-age=3600" } })
       case "GET /.well-known/oauth-authorization-server":
-        return yield* authorizationServerMetadata(app, originOf(request))
+        return yield* authorizationServerMetadata(app, yield* publicOrigin)
       case "POST /oauth2/register":
         return yield* oauthFailures(OAuth.register)
       case "GET /oauth2/authorize":

@@ -1,0 +1,203 @@
+/**
+ * Durable webhook deliveries: each delivery is a row (its event body fixed at creation, so every attempt sends the same
+ * `evt_` id) and each attempt is one pg-boss job. A job re-reads the row: a delivery already finished is never sent
+ * again, and a job interrupted by a restart is picked up by the next process. The next attempt is a new job with
+ * `startAfter` the retry wait, written in the same transaction as the attempt record.
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import { JobQueue, type JobQueueError } from "@sift/store/JobQueue"
+import { Effect, type Scope } from "effect"
+import { randomBytes } from "node:crypto"
+import * as Attempt from "./Attempt.js"
+import type { Event } from "./Events.js"
+import { nextDelay, type RetrySetting } from "./RetryPolicy.js"
+import * as Signature from "./Signature.js"
+
+/** The pg-boss queue of delivery attempts. */
+export const QUEUE = "webhook-delivery"
+
+/** The tables (to be registered as the monitors package's "0002_webhooks" migration). */
+export const migration = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  sql`CREATE TABLE webhook_secrets (
+      monitor_id text PRIMARY KEY,
+      url text NOT NULL,
+      secret text NOT NULL,
+      updated_at timestamptz NOT NULL DEFAULT now()
+    );
+    CREATE TABLE webhook_deliveries (
+      id text PRIMARY KEY,
+      monitor_id text NOT NULL,
+      run_id text,
+      event_id text NOT NULL,
+      event_type text NOT NULL,
+      url text NOT NULL,
+      body text NOT NULL,
+      retry jsonb,
+      status text NOT NULL,
+      attempts integer NOT NULL DEFAULT 0,
+      last_status text,
+      last_message text,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      updated_at timestamptz NOT NULL DEFAULT now()
+    );
+    CREATE INDEX webhook_deliveries_monitor ON webhook_deliveries (monitor_id, created_at);
+    CREATE TABLE webhook_attempts (
+      delivery_id text NOT NULL REFERENCES webhook_deliveries (id) ON DELETE CASCADE,
+      attempt integer NOT NULL,
+      started_at timestamptz NOT NULL,
+      completed_at timestamptz NOT NULL,
+      http_status integer,
+      error text,
+      trigger text NOT NULL,
+      url text NOT NULL,
+      PRIMARY KEY (delivery_id, attempt)
+    );`.unprepared)
+
+/** The secret of a monitor's webhook URL: kept for the same URL, new for a new URL. */
+export const secretFor = (monitorId: string, url: string): Effect.Effect<string, SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const fresh = Signature.generateSecret()
+    const rows = yield* sql<{ secret: string }>`
+      INSERT INTO webhook_secrets (monitor_id, url, secret) VALUES (${monitorId}, ${url}, ${fresh})
+      ON CONFLICT (monitor_id) DO UPDATE SET
+        secret = CASE WHEN webhook_secrets.url = EXCLUDED.url THEN webhook_secrets.secret ELSE EXCLUDED.secret END,
+        url = EXCLUDED.url,
+        updated_at = CASE WHEN webhook_secrets.url = EXCLUDED.url THEN webhook_secrets.updated_at ELSE now() END
+      RETURNING secret`
+    return rows[0]!.secret
+  })
+
+/** Replaces a monitor's secret at once (later attempts, retries and replays included, use the new one). */
+export const rotateSecret = (monitorId: string): Effect.Effect<string | undefined, SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<{ secret: string }>`
+      UPDATE webhook_secrets SET secret = ${Signature.generateSecret()}, updated_at = now()
+      WHERE monitor_id = ${monitorId} RETURNING secret`
+    return rows[0]?.secret
+  })
+
+/** A delivery as stored. */
+export interface DeliveryRow {
+  readonly id: string
+  readonly monitor_id: string
+  readonly run_id: string | null
+  readonly event_id: string
+  readonly event_type: string
+  readonly url: string
+  readonly body: string
+  readonly retry: RetrySetting
+  readonly status: "pending" | "delivering" | "retrying" | "delivered" | "failed" | "cancelled"
+  readonly attempts: number
+  readonly last_status: string | null
+  readonly last_message: string | null
+}
+
+/** Records a delivery of `event` and queues its first attempt, in one transaction. */
+export const enqueue = (input: {
+  readonly monitorId: string
+  readonly runId: string | null
+  readonly url: string
+  readonly retry: RetrySetting
+  readonly event: Event
+}): Effect.Effect<string, SqlError | JobQueueError, SqlClient.SqlClient | JobQueue> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const jobs = yield* JobQueue
+    const id = `whd_${randomBytes(12).toString("hex")}`
+    yield* sql.withTransaction(Effect.gen(function*() {
+      yield* sql`INSERT INTO webhook_deliveries ${sql.insert({
+        id,
+        monitor_id: input.monitorId,
+        run_id: input.runId,
+        event_id: input.event.id,
+        event_type: input.event.type,
+        url: input.url,
+        body: JSON.stringify(input.event),
+        retry: input.retry === undefined ? null : JSON.stringify(input.retry),
+        status: "pending"
+      })}`
+      yield* jobs.send(QUEUE, { deliveryId: id, attempt: 1 }, { retryLimit: 5, retryDelay: 1 })
+    }))
+    return id
+  })
+
+/** Reads one delivery. */
+export const get = (id: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(sql<DeliveryRow>`SELECT * FROM webhook_deliveries WHERE id = ${id}`, (rows) => rows[0]))
+
+/** The attempts of one delivery, in order. */
+export const attempts = (id: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ attempt: number; started_at: Date; completed_at: Date; http_status: number | null; error: string | null; trigger: string; url: string }>`
+      SELECT attempt, started_at, completed_at, http_status, error, trigger, url FROM webhook_attempts
+      WHERE delivery_id = ${id} ORDER BY attempt`)
+
+/**
+ * Runs one attempt of a delivery (the job handler). A job for an attempt already made, or for a finished delivery, does
+ * nothing: pg-boss may hand a job out again after a crash.
+ */
+export const runAttempt = (
+  job: { readonly deliveryId: string; readonly attempt: number; readonly trigger?: "manual" | undefined },
+  options: { readonly allowPrivateTargets: boolean; readonly timeoutMs?: number | undefined }
+): Effect.Effect<void, SqlError | JobQueueError, SqlClient.SqlClient | JobQueue> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const jobs = yield* JobQueue
+    const delivery = yield* get(job.deliveryId)
+    if (delivery === undefined || delivery.attempts >= job.attempt) return
+    if (delivery.status === "delivered" || delivery.status === "failed" || delivery.status === "cancelled") {
+      if (job.trigger !== "manual") return
+    }
+    yield* sql`UPDATE webhook_deliveries SET status = 'delivering', updated_at = now() WHERE id = ${delivery.id}`
+    const secrets = yield* sql<{ secret: string }>`SELECT secret FROM webhook_secrets WHERE monitor_id = ${delivery.monitor_id}`
+    const result = yield* Attempt.send({
+      url: delivery.url,
+      eventId: delivery.event_id,
+      eventType: delivery.event_type,
+      body: delivery.body,
+      secret: secrets[0]?.secret ?? "",
+      allowPrivateTargets: options.allowPrivateTargets,
+      timeoutMs: options.timeoutMs
+    })
+    const wait = result.kind === "delivered" ? undefined : nextDelay(delivery.retry ?? undefined, job.attempt, result)
+    const status = result.kind === "delivered" ? "delivered" : wait === undefined ? "failed" : "retrying"
+    yield* sql.withTransaction(Effect.gen(function*() {
+      yield* sql`INSERT INTO webhook_attempts ${sql.insert({
+        delivery_id: delivery.id,
+        attempt: job.attempt,
+        started_at: result.startedAt,
+        completed_at: result.completedAt,
+        http_status: result.httpStatus,
+        error: result.error,
+        trigger: job.trigger ?? (job.attempt === 1 ? "initial" : "automatic"),
+        url: delivery.url
+      })} ON CONFLICT DO NOTHING`
+      yield* sql`UPDATE webhook_deliveries SET status = ${status}, attempts = ${job.attempt},
+        last_status = ${result.kind === "delivered" ? null : result.kind}, last_message = ${result.error}, updated_at = now()
+        WHERE id = ${delivery.id}`
+      if (wait !== undefined) {
+        yield* jobs.send(QUEUE, { deliveryId: delivery.id, attempt: job.attempt + 1 }, {
+          retryLimit: 5,
+          retryDelay: 1,
+          startAfter: new Date(Date.now() + wait)
+        })
+      }
+    }))
+  })
+
+/** Works the delivery queue for the scope's lifetime. */
+export const worker = (options: {
+  readonly allowPrivateTargets: boolean
+  readonly timeoutMs?: number | undefined
+  readonly pollingIntervalSeconds?: number | undefined
+}): Effect.Effect<void, JobQueueError, SqlClient.SqlClient | JobQueue | Scope.Scope> =>
+  Effect.flatMap(JobQueue, (jobs) =>
+    jobs.work(
+      QUEUE,
+      (job) => runAttempt(job.data as { deliveryId: string; attempt: number }, options),
+      { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 1, concurrency: 4 }
+    ))

@@ -183,8 +183,17 @@ const signingKey = Effect.gen(function*() {
   return row
 })
 
-/** The JSON Web Key Set of the assertion signing key. */
-export const jwks = Effect.map(signingKey, (row) => ({ keys: [{ ...JSON.parse(row.public_jwk), kid: row.kid, alg: "EdDSA", use: "sig" }] }))
+/**
+ * The JSON Web Key Set: every stored key (replicas creating the first key at the same moment may each store one before
+ * they see the other's; all sign with the oldest afterwards, and any of them verifies).
+ */
+export const jwks = Effect.zipRight(
+  signingKey,
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(sql<{ kid: string; public_jwk: string }>`SELECT kid, public_jwk FROM agent_signing_keys ORDER BY created_at, kid`, (rows) => ({
+      keys: rows.map((row) => ({ ...JSON.parse(row.public_jwk), kid: row.kid, alg: "EdDSA", use: "sig" }))
+    })))
+)
 
 const assert = (issuer: string, claims: { readonly userId: string; readonly orgId: string; readonly email: string; readonly keyId: string }) =>
   Effect.gen(function*() {

@@ -1,5 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import * as Jose from "jose"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
@@ -259,6 +262,28 @@ for (const backend of backends) describe.skipIf(backend.name === "postgres" && b
       expect(await page.textContent("[role=alert]")).toContain("locked")
     } finally {
       await context.close()
+    }
+  }, 30_000)
+})
+
+describe("agent registration signing key", () => {
+  it("is kept in the database: a restarted service publishes the same key", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sift-agents-"))
+    try {
+      const first = await TestService.start({ dataDir: dir })
+      const origin = first.baseUrl.replace(/\/v1$/, "")
+      const before = await (await fetch(`${origin}/.well-known/jwks.json`)).json()
+      await first.close()
+      const second = await TestService.start({ dataDir: dir })
+      try {
+        const after = await (await fetch(`${second.baseUrl.replace(/\/v1$/, "")}/.well-known/jwks.json`)).json()
+        expect(after.keys).toHaveLength(1)
+        expect(after).toEqual(before)
+      } finally {
+        await second.close()
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
     }
   }, 30_000)
 })

@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import { type Cache, Deadline, Errors, type Fetcher, ImageEnrich, Images, type ScrapeRequest, type ScrapeResult } from "@sift/core"
+import { type Cache, Deadline, Errors, type Fetcher, ImageEnrich, Images, Pipeline, type ScrapeRequest, type ScrapeResult } from "@sift/core"
 import type { BlobStore } from "@sift/store"
 import { Clock, Effect } from "effect"
 import { ApiFailure } from "../ErrorMapping.js"
@@ -151,13 +151,15 @@ export const images: Handler<
       const elements = new Map((loaded.images.data ?? []).map((image) => [image.url, Images.elementOf(image) ?? "img"] as const))
       const { result } = yield* enrichResult(request, loaded, startedAt)
       const partial = result.isPartial === true
+      const rendered = Pipeline.renderInfo(loaded)
       return {
         body: {
           success: true,
           url: result.url,
           images: (result.images.data ?? []).map(wireImage(elements)),
-          finalDOMState: loaded.isPartial === true ? "still-loading" : "loaded",
+          finalDOMState: loaded.isPartial === true || rendered.finalDOMState === "still-loading" ? "still-loading" : "loaded",
           ...(partial ? { partial: true } : {}),
+          ...(rendered.actionsApplied === undefined ? {} : { actionsApplied: rendered.actionsApplied, actionsHtmlStale: rendered.actionsHtmlStale ?? false }),
           cache_metadata: result.cache_metadata
         },
         credits: partial ? 1 : enriched ? ENRICHED_CREDITS : hasActions(request) ? 2 : 1

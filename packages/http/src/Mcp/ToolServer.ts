@@ -6,6 +6,7 @@
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js"
 import * as Tools from "./Tools.js"
 
 /** The name and version clients see. */
@@ -25,18 +26,30 @@ const insufficientScope = (tool: Tools.Tool): CallToolResult =>
     required_scope: tool.scope
   })
 
-/** Makes an MCP server whose tools (by default every API tool) call the API through `dispatch`, for a caller holding `scopes`. */
-export const make = (dispatch: Tools.Dispatch, scopes: ReadonlyArray<Tools.Scope>, tools: ReadonlyArray<Tools.Tool> = Tools.tools): Server => {
-  const server = new Server(serverInfo, { capabilities: { tools: {} } })
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: tools.map((tool) => ({
+// One validator for every server: /mcp makes a server per request, and each would otherwise compile its own Ajv.
+const validator = new AjvJsonSchemaValidator()
+
+// Tool listings are computed once per tool list.
+const listings = new WeakMap<ReadonlyArray<Tools.Tool>, ReadonlyArray<Record<string, unknown>>>()
+const listing = (tools: ReadonlyArray<Tools.Tool>) => {
+  let listed = listings.get(tools)
+  if (listed === undefined) {
+    listed = tools.map((tool) => ({
       name: tool.name,
       title: tool.title,
       description: tool.description,
-      inputSchema: Tools.inputSchema(tool) as { type: "object" },
+      inputSchema: Tools.inputSchema(tool),
       annotations: { readOnlyHint: tool.scope === "api.read", openWorldHint: true }
     }))
-  }))
+    listings.set(tools, listed)
+  }
+  return listed
+}
+
+/** Makes an MCP server whose tools (by default every API tool) call the API through `dispatch`, for a caller holding `scopes`. */
+export const make = (dispatch: Tools.Dispatch, scopes: ReadonlyArray<Tools.Scope>, tools: ReadonlyArray<Tools.Tool> = Tools.tools): Server => {
+  const server = new Server(serverInfo, { capabilities: { tools: {} }, jsonSchemaValidator: validator })
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing(tools) as Array<{ name: string; inputSchema: { type: "object" } }> }))
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = tools.find((candidate) => candidate.name === request.params.name)
     if (tool === undefined) {

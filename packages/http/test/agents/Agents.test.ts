@@ -174,7 +174,7 @@ for (const backend of backends) describe.skipIf(backend.name === "postgres" && b
     expect(refused.status).toBe(401)
     expect((await refused.json()).error_code).toBe("UNAUTHORIZED")
     expect((await fetch(`${origin}/oauth2/revoke`, { method: "POST", body: new URLSearchParams({ token: renewed.access_token }) })).status).toBe(200)
-  }, 60_000)
+  }, 120_000)
 
   it("an expired code is refused on the page and the poll says expired_token", async () => {
     const email = `grace-${unique()}@lanterns.example`
@@ -192,7 +192,7 @@ for (const backend of backends) describe.skipIf(backend.name === "postgres" && b
     } finally {
       await context.close()
     }
-  }, 30_000)
+  }, 60_000)
 
   it("five wrong codes lock code entry on the session, even for the right code; another email's code is refused", async () => {
     const email = `alan-${unique()}@lanterns.example`
@@ -223,7 +223,7 @@ for (const backend of backends) describe.skipIf(backend.name === "postgres" && b
       await context.close()
     }
     expect(await (await poll(registration.claim_token)).json()).toMatchObject({ error: "authorization_pending" })
-  }, 30_000)
+  }, 60_000)
 
   it("form posts without the session's CSRF token are refused", async () => {
     const anonymous = await fetch(`${origin}/agent/claim/code`, { method: "POST", body: new URLSearchParams({ user_code: "123456" }) })
@@ -263,7 +263,7 @@ for (const backend of backends) describe.skipIf(backend.name === "postgres" && b
     } finally {
       await context.close()
     }
-  }, 30_000)
+  }, 60_000)
 })
 
 describe("agent registration signing key", () => {
@@ -285,5 +285,5 @@ describe("agent registration signing key", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
-  }, 30_000)
+  }, 90_000)
 })

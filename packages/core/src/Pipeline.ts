@@ -279,7 +279,12 @@ export const run = (
         : "while loading the page"))
       : deadline.behavior === "return-partial"
       ? Effect.flatMap(
-        Effect.orElseFail(session.snapshot, () => Deadline.expired(deadline, "the page could not be read when time ran out")),
+        // The snapshot must fit in what is left: a page that cannot even be read is a timeout, not a hang.
+        Effect.flatMap(Deadline.remaining(deadline), (left) =>
+          session!.snapshot.pipe(
+            Effect.timeoutFail({ duration: Math.max(1, left), onTimeout: () => Deadline.expired(deadline, "the page could not be read in time") }),
+            Effect.orElseFail(() => Deadline.expired(deadline, "the page could not be read when time ran out"))
+          )),
         (page) => Effect.map(Clock.currentTimeMillis, (now) => ({ ...fromRendered(page, session!, now, cacheOff), complete: false }))
       )
       : Effect.fail(Deadline.expired(deadline, "while rendering the page"))

@@ -80,7 +80,10 @@ export const openSession = (
         : navigationError(options.url, error, lease.refused)
 
     const serialize = async (): Promise<string> => {
-      const html = options.includeFrames === true ? await inlineFrames(page) : await page.content()
+      // Frames of a page still loading may never answer: after 2 s the main document alone is read.
+      const html = options.includeFrames === true
+        ? await Promise.race([inlineFrames(page), new Promise<void>((resolve) => setTimeout(resolve, 2_000).unref()).then(() => page.content())])
+        : await page.content()
       lastHtml = html
       return html
     }

@@ -67,6 +67,12 @@ for (const backend of backends) describe.skipIf(backend.name === "postgres" && b
     expect(invalid.status).toBe(401)
     expect(invalid.headers.get("www-authenticate")).toContain(`error="invalid_token"`)
 
+    // Stateless: no standalone event stream.
+    const { secret } = await service.key()
+    const stream = await fetch(`${origin}/mcp`, { headers: { authorization: `Bearer ${secret}`, accept: "text/event-stream" } })
+    expect(stream.status).toBe(405)
+    expect(stream.headers.get("allow")).toBe("POST")
+
     const metadata = await (await fetch(`${origin}/.well-known/oauth-protected-resource/mcp`)).json()
     expect(metadata).toMatchObject({ resource: `${origin}/mcp`, authorization_servers: [origin], scopes_supported: ["api.read", "api.write"] })
   })
@@ -100,6 +106,10 @@ for (const backend of backends) describe.skipIf(backend.name === "postgres" && b
       expect(entry).toMatchObject({ method: "GET", path: "/v1/web/scrape/markdown", status_code: 200, credits_used: 1, tags: ["mcp"] })
       const viaTool = await client.callTool({ name: "log", arguments: { request_id: body.request_id } }) as ToolResult
       expect(viaTool.structuredContent!.data.input.query.url).toBe(`${site.url}/kettles`)
+
+      const unknown = await client.callTool({ name: "no_such_tool", arguments: {} }) as ToolResult
+      expect(unknown.isError).toBe(true)
+      expect(unknown.structuredContent!.error_code).toBe("NOT_FOUND")
 
       const full = await client.callTool({ name: "scrape", arguments: { url: `${site.url}/kettles`, formats: { html: true, markdown: true } } }) as ToolResult
       expect(full.isError).toBe(false)

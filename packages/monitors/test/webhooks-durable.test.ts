@@ -1,9 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { afterAll } from "vitest"
+import * as Mailer from "@sift/store/Mailer"
 import * as Migrations from "@sift/store/Migrations"
 import * as JobQueue from "@sift/store/JobQueue"
 import * as Sql from "@sift/store/Sql"
-import { Duration, Effect, Layer, Schedule } from "effect"
+import { Duration, Effect, Either, Layer, Schedule } from "effect"
 import * as fs from "node:fs"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
@@ -45,7 +46,7 @@ const eventually = <A, E, R>(check: Effect.Effect<A, E, R>) =>
 const stack = (dir: string) =>
   Layer.provideMerge(
     JobQueue.layer({ queues: [Durable.QUEUE] }),
-    Layer.tap(Sql.layerPglite({ dir }), (ctx) => Effect.provide(Migrations.run({ monitors: { "0002_webhooks": Durable.migration } }), ctx))
+    Layer.tap(Sql.layerPglite({ dir }), (ctx) => Effect.provide(Migrations.run({ mailer: Mailer.migrations, monitors: { "0002_webhooks": Durable.migration } }), ctx))
   )
 
 const newDir = () => {
@@ -137,4 +138,76 @@ describe("durable webhook deliveries (pg-boss on PGlite)", () => {
       expect(row.attempts).toBe(1)
       expect(target.received).toHaveLength(0)
     }).pipe(Effect.scoped, Effect.provide(stack(newDir()))), 120_000)
+
+  it.live("failure email: after 3 failed deliveries in a row, once per streak, once a day per shared receiver", () =>
+    Effect.gen(function*() {
+      const failing = yield* receiver(Array.from({ length: 50 }, () => 500))
+      const mailer = yield* Mailer.Mailer
+      const owner = "owner@example.com"
+      yield* Durable.worker({
+        ...work,
+        onFailureStreak: ({ monitorId, url, failure }) =>
+          mailer.send({
+            to: owner,
+            subject: `Webhook failing for monitor ${monitorId}`,
+            text: `${failure.consecutive_failures} deliveries to ${url} failed in a row (${failure.last_status}: ${failure.last_message}).`
+          }).pipe(Effect.orDie, Effect.asVoid)
+      })
+      const failOnce = (monitorId: string) =>
+        Effect.gen(function*() {
+          yield* Durable.secretFor(monitorId, failing.url)
+          const id = yield* Durable.enqueue({ monitorId, runId: null, url: failing.url, retry: [], event: event() })
+          yield* eventually(statusIs(id, "failed"))
+        })
+      yield* failOnce("mon_a")
+      yield* failOnce("mon_a")
+      expect(yield* Mailer.sentTo(owner)).toHaveLength(0)
+      yield* failOnce("mon_a")
+      const failure = yield* Durable.failureOf("mon_a")
+      expect(failure).toMatchObject({ consecutive_failures: 3, last_status: "rejected", last_message: "receiver answered 500" })
+      yield* failOnce("mon_a")
+      // The email follows the attempt's commit: wait for it, then make sure no second one comes.
+      yield* eventually(Effect.flatMap(Mailer.sentTo(owner), (m) => m.length > 0 ? Effect.void : Effect.fail("no mail yet")))
+      yield* Effect.sleep("1 second")
+      const mails = yield* Mailer.sentTo(owner)
+      expect(mails).toHaveLength(1)
+      expect(mails[0]!.subject).toBe("Webhook failing for monitor mon_a")
+      expect(mails[0]!.text).toContain("3 deliveries to " + failing.url)
+      // A second monitor on the same receiver reaches its own streak the same day: no second email.
+      for (let i = 0; i < 3; i++) yield* failOnce("mon_b")
+      expect((yield* Durable.failureOf("mon_b"))?.consecutive_failures).toBe(3)
+      yield* Effect.sleep("1 second")
+      expect(yield* Mailer.sentTo(owner)).toHaveLength(1)
+      // A success ends the streak: webhook_failure back to null.
+      const healthy = yield* receiver([])
+      yield* Durable.secretFor("mon_a", healthy.url)
+      const ok = yield* Durable.enqueue({ monitorId: "mon_a", runId: null, url: healthy.url, retry: [], event: event() })
+      yield* eventually(statusIs(ok, "delivered"))
+      expect(yield* Durable.failureOf("mon_a")).toBeUndefined()
+    }).pipe(Effect.scoped, Effect.provide(Layer.provideMerge(Mailer.layer(), stack(newDir())))), 180_000)
+
+  it.live("manual retry: idempotent per Idempotency-Key, DELIVERY_* refusals, force re-sends a delivered one", () =>
+    Effect.gen(function*() {
+      const target = yield* receiver([500])
+      yield* Durable.secretFor("mon_m", target.url)
+      yield* Durable.worker(work)
+      const id = yield* Durable.enqueue({ monitorId: "mon_m", runId: null, url: target.url, retry: [], event: event() })
+      const early = yield* Effect.either(Durable.retryByHand(id, {}))
+      const code = (e: Either.Either<unknown, Durable.DeliveryRetryRefused | unknown>) =>
+        Either.isLeft(e) ? (e.left as Durable.DeliveryRetryRefused).error_code : "ok"
+      expect(code(early)).toBe("DELIVERY_IN_PROGRESS")
+      yield* eventually(statusIs(id, "failed"))
+      expect(yield* Durable.retryByHand(id, { idempotencyKey: "key-1" })).toEqual({ attempt: 2, replayed: false })
+      expect(yield* Durable.retryByHand(id, { idempotencyKey: "key-1" })).toEqual({ attempt: 2, replayed: true })
+      yield* eventually(statusIs(id, "delivered"))
+      expect(yield* Durable.retryByHand(id, { idempotencyKey: "key-1" })).toEqual({ attempt: 2, replayed: true })
+      expect(code(yield* Effect.either(Durable.retryByHand(id, { idempotencyKey: "key-2" })))).toBe("DELIVERY_ALREADY_DELIVERED")
+      expect(code(yield* Effect.either(Durable.retryByHand("whd_missing", {})))).toBe("NOT_FOUND")
+      expect(yield* Durable.retryByHand(id, { force: true, idempotencyKey: "key-3" })).toEqual({ attempt: 3, replayed: false })
+      yield* eventually(Effect.flatMap(Durable.attempts(id), (a) => a.length === 3 ? Effect.succeed(a) : Effect.fail("pending")))
+      yield* Effect.sleep("1500 millis")
+      const attempts = yield* Durable.attempts(id)
+      expect(attempts.map((a) => [a.attempt, a.http_status, a.trigger])).toEqual([[1, 500, "initial"], [2, 200, "manual"], [3, 200, "manual"]])
+      expect(target.received).toHaveLength(3)
+    }).pipe(Effect.scoped, Effect.provide(stack(newDir()))), 180_000)
 })

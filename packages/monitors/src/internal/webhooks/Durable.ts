@@ -7,7 +7,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { JobQueue, type JobQueueError } from "@sift/store/JobQueue"
-import { Effect, type Scope } from "effect"
+import { Effect, Schema, type Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import * as Attempt from "./Attempt.js"
 import type { Event } from "./Events.js"
@@ -52,7 +52,77 @@ export const migration = Effect.flatMap(SqlClient.SqlClient, (sql) =>
       trigger text NOT NULL,
       url text NOT NULL,
       PRIMARY KEY (delivery_id, attempt)
+    );
+    CREATE TABLE webhook_failures (
+      monitor_id text PRIMARY KEY,
+      url text NOT NULL,
+      consecutive_failures integer NOT NULL,
+      last_status text NOT NULL,
+      last_message text,
+      last_failed_at timestamptz NOT NULL,
+      streak_emailed boolean NOT NULL DEFAULT false
+    );
+    CREATE TABLE webhook_failure_emails (
+      url text PRIMARY KEY,
+      last_sent_at timestamptz NOT NULL
+    );
+    CREATE TABLE webhook_retry_keys (
+      delivery_id text NOT NULL,
+      idempotency_key text NOT NULL,
+      attempt integer NOT NULL,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      PRIMARY KEY (delivery_id, idempotency_key)
     );`.unprepared)
+
+/** Failures in a row after which the organization is emailed (interface.md limits). */
+export const FAILURES_BEFORE_EMAIL = 3
+
+/** A monitor's `webhook_failure`, or undefined (null in the API) when its last delivery succeeded. */
+export interface WebhookFailure {
+  readonly consecutive_failures: number
+  readonly last_status: "rejected" | "failed" | "skipped_unsafe_url"
+  readonly last_message: string
+  readonly last_failed_at: string
+}
+
+/** Reads a monitor's `webhook_failure`. */
+export const failureOf = (monitorId: string): Effect.Effect<WebhookFailure | undefined, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(sql<{ consecutive_failures: number; last_status: WebhookFailure["last_status"]; last_message: string | null; last_failed_at: Date }>`
+      SELECT consecutive_failures, last_status, last_message, last_failed_at FROM webhook_failures WHERE monitor_id = ${monitorId}`,
+      (rows) => rows[0] === undefined ? undefined : {
+        consecutive_failures: rows[0].consecutive_failures,
+        last_status: rows[0].last_status,
+        last_message: rows[0].last_message ?? "",
+        last_failed_at: new Date(rows[0].last_failed_at).toISOString()
+      }))
+
+/** Clears a monitor's `webhook_failure` (after a success, or when its webhook URL changes). */
+export const clearFailure = (monitorId: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => sql`DELETE FROM webhook_failures WHERE monitor_id = ${monitorId}`)
+
+/**
+ * Counts a failed delivery. Answers true when the failure email is due: the streak just reached the threshold, was not
+ * emailed yet, and no other monitor sharing the receiver URL had an email sent for it in the last day.
+ */
+const countFailure = (sql: SqlClient.SqlClient, delivery: DeliveryRow, status: string, message: string | null) =>
+  Effect.gen(function*() {
+    const [row] = yield* sql<{ consecutive_failures: number; streak_emailed: boolean }>`
+      INSERT INTO webhook_failures (monitor_id, url, consecutive_failures, last_status, last_message, last_failed_at)
+      VALUES (${delivery.monitor_id}, ${delivery.url}, 1, ${status}, ${message}, now())
+      ON CONFLICT (monitor_id) DO UPDATE SET consecutive_failures = webhook_failures.consecutive_failures + 1,
+        url = EXCLUDED.url, last_status = EXCLUDED.last_status, last_message = EXCLUDED.last_message, last_failed_at = now()
+      RETURNING consecutive_failures, streak_emailed`
+    if (row === undefined || row.consecutive_failures < FAILURES_BEFORE_EMAIL || row.streak_emailed) return false
+    yield* sql`UPDATE webhook_failures SET streak_emailed = true WHERE monitor_id = ${delivery.monitor_id}`
+    // One email a day per receiver, whichever monitor's streak reaches it first.
+    const claimed = yield* sql`
+      INSERT INTO webhook_failure_emails (url, last_sent_at) VALUES (${delivery.url}, now())
+      ON CONFLICT (url) DO UPDATE SET last_sent_at = now()
+      WHERE webhook_failure_emails.last_sent_at < now() - interval '1 day'
+      RETURNING url`
+    return claimed.length > 0
+  })
 
 /** The secret of a monitor's webhook URL: kept for the same URL, new for a new URL. */
 export const secretFor = (monitorId: string, url: string): Effect.Effect<string, SqlError, SqlClient.SqlClient> =>
@@ -142,7 +212,7 @@ export const attempts = (id: string) =>
  */
 export const runAttempt = (
   job: { readonly deliveryId: string; readonly attempt: number; readonly trigger?: "manual" | undefined },
-  options: { readonly allowPrivateTargets: boolean; readonly timeoutMs?: number | undefined }
+  options: WorkerOptions
 ): Effect.Effect<void, SqlError | JobQueueError, SqlClient.SqlClient | JobQueue> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -165,7 +235,7 @@ export const runAttempt = (
     })
     const wait = result.kind === "delivered" ? undefined : nextDelay(delivery.retry ?? undefined, job.attempt, result)
     const status = result.kind === "delivered" ? "delivered" : wait === undefined ? "failed" : "retrying"
-    yield* sql.withTransaction(Effect.gen(function*() {
+    const emailDue = yield* sql.withTransaction(Effect.gen(function*() {
       yield* sql`INSERT INTO webhook_attempts ${sql.insert({
         delivery_id: delivery.id,
         attempt: job.attempt,
@@ -186,18 +256,88 @@ export const runAttempt = (
           startAfter: new Date(Date.now() + wait)
         })
       }
+      if (status === "delivered") yield* clearFailure(delivery.monitor_id)
+      return status === "failed" ? yield* countFailure(sql, delivery, result.kind, result.error) : false
     }))
+    if (emailDue && options.onFailureStreak !== undefined) {
+      const failure = yield* failureOf(delivery.monitor_id)
+      if (failure !== undefined) {
+        yield* options.onFailureStreak({ monitorId: delivery.monitor_id, url: delivery.url, failure })
+      }
+    }
   })
 
-/** Works the delivery queue for the scope's lifetime. */
-export const worker = (options: {
+/** What the worker needs. */
+export interface WorkerOptions {
   readonly allowPrivateTargets: boolean
   readonly timeoutMs?: number | undefined
   readonly pollingIntervalSeconds?: number | undefined
-}): Effect.Effect<void, JobQueueError, SqlClient.SqlClient | JobQueue | Scope.Scope> =>
+  /** Sends the failure email of a streak (called once per streak, at most once a day per receiver URL). */
+  readonly onFailureStreak?: ((streak: { monitorId: string; url: string; failure: WebhookFailure }) => Effect.Effect<void>) | undefined
+}
+
+/** Works the delivery queue for the scope's lifetime. */
+export const worker = (options: WorkerOptions): Effect.Effect<void, JobQueueError, SqlClient.SqlClient | JobQueue | Scope.Scope> =>
   Effect.flatMap(JobQueue, (jobs) =>
     jobs.work(
       QUEUE,
       (job) => runAttempt(job.data as { deliveryId: string; attempt: number }, options),
       { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 1, concurrency: 4 }
     ))
+
+/** How long a delivery can be retried by hand, and an Idempotency-Key is remembered: 7 days. */
+export const MANUAL_RETRY_WINDOW_MS = 7 * 24 * 3600 * 1000
+
+/**
+ * A manual retry the delivery's state does not allow; `error_code` is the contract's (decisions §1 gives the statuses).
+ *
+ * @category errors
+ */
+export class DeliveryRetryRefused extends Schema.TaggedError<DeliveryRetryRefused>()("DeliveryRetryRefused", {
+  error_code: Schema.Literal("NOT_FOUND", "DELIVERY_IN_PROGRESS", "DELIVERY_ALREADY_DELIVERED", "DELIVERY_EXPIRED", "DELIVERY_CANCELLED"),
+  delivery_id: Schema.String
+}) {
+  override get message(): string {
+    return `delivery ${this.delivery_id}: ${this.error_code}`
+  }
+}
+
+/**
+ * Queues a manual attempt of a finished delivery. The same Idempotency-Key within 7 days answers the attempt it queued
+ * the first time instead of queueing another; `force` re-sends a delivered one.
+ */
+export const retryByHand = (
+  id: string,
+  options: { readonly force?: boolean | undefined; readonly idempotencyKey?: string | undefined }
+): Effect.Effect<{ readonly attempt: number; readonly replayed: boolean }, DeliveryRetryRefused | SqlError | JobQueueError, SqlClient.SqlClient | JobQueue> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const jobs = yield* JobQueue
+    return yield* sql.withTransaction(Effect.gen(function*() {
+      const [delivery] = yield* sql<DeliveryRow & { created_at: Date }>`
+        SELECT * FROM webhook_deliveries WHERE id = ${id} FOR UPDATE`
+      const refuse = (error_code: DeliveryRetryRefused["error_code"]) => new DeliveryRetryRefused({ error_code, delivery_id: id })
+      if (delivery === undefined) return yield* refuse("NOT_FOUND")
+      if (options.idempotencyKey !== undefined) {
+        const [seen] = yield* sql<{ attempt: number }>`
+          SELECT attempt FROM webhook_retry_keys WHERE delivery_id = ${id} AND idempotency_key = ${options.idempotencyKey}
+          AND created_at > now() - interval '7 days'`
+        if (seen !== undefined) return { attempt: seen.attempt, replayed: true }
+      }
+      if (Date.now() - new Date(delivery.created_at).getTime() > MANUAL_RETRY_WINDOW_MS) return yield* refuse("DELIVERY_EXPIRED")
+      if (delivery.status === "cancelled") return yield* refuse("DELIVERY_CANCELLED")
+      if (delivery.status === "pending" || delivery.status === "delivering" || delivery.status === "retrying") {
+        return yield* refuse("DELIVERY_IN_PROGRESS")
+      }
+      if (delivery.status === "delivered" && options.force !== true) return yield* refuse("DELIVERY_ALREADY_DELIVERED")
+      const attempt = delivery.attempts + 1
+      yield* sql`UPDATE webhook_deliveries SET status = 'pending', updated_at = now() WHERE id = ${id}`
+      if (options.idempotencyKey !== undefined) {
+        yield* sql`INSERT INTO webhook_retry_keys (delivery_id, idempotency_key, attempt)
+          VALUES (${id}, ${options.idempotencyKey}, ${attempt})
+          ON CONFLICT (delivery_id, idempotency_key) DO UPDATE SET attempt = EXCLUDED.attempt, created_at = now()`
+      }
+      yield* jobs.send(QUEUE, { deliveryId: id, attempt, trigger: "manual" }, { retryLimit: 5, retryDelay: 1 })
+      return { attempt, replayed: false }
+    }))
+  })

@@ -43,8 +43,9 @@ export class UrlIndex extends Context.Tag("@sift/core/UrlIndex")<UrlIndex, {
   /** Up to `limit` URLs of `domain` never enriched, oldest seen first: the queue of background enrichment. */
   readonly unenriched: (domain: string, limit: number) => Effect.Effect<ReadonlyArray<string>>
   /**
-   * `record` then `lookup` of the same URLs in one step, for stores that can (one statement instead of two passes over
-   * a large map). Optional: callers fall back to the two calls.
+   * `record`, then the stored entries of those URLs that carry page metadata (title, description, keywords or
+   * language), in one step for stores that can (one statement instead of two passes over a large map). Optional:
+   * callers fall back to `record` and `lookup`.
    */
   readonly recordAndLookup?: (domain: string, facts: ReadonlyArray<UrlFacts>) => Effect.Effect<ReadonlyMap<string, IndexedUrl>>
 }>() {}

@@ -53,7 +53,7 @@ export class WebhookEvents extends Context.Tag("@sift/monitors/WebhookEvents")<W
 export const migration = Durable.migration
 
 /** Secret of a monitor's webhook URL (kept for the same URL, new for a new one), rotation, deliveries, attempts, failures. */
-export const { attempts, clearFailure, failureOf, get: getDelivery, retryByHand, rotateSecret, secretFor } = Durable
+export const { attempts, clearFailure, failureOf, get: getDelivery, list: listDeliveries, retryByHand, rotateSecret, secretFor, view: viewDelivery } = Durable
 
 /** Options of the layer. */
 export interface Options {

@@ -71,4 +71,32 @@ describe("WebhookEvents.emit", () => {
       expect(yield* webhooks.emit({ monitor: { ...monitor, webhook: { url: target.url } }, run, change: null })).toEqual([])
       expect(yield* webhooks.emit({ monitor: { ...monitor, webhook: null }, run, change })).toEqual([])
     }).pipe(Effect.scoped, Effect.provide(services)), 120_000)
+
+  it.live("deliveries list newest first by monitor, run and status, a page at a time", () =>
+    Effect.gen(function*() {
+      const target = yield* receiver
+      const webhooks = yield* Webhooks.WebhookEvents
+      const monitor = { id: "mon_l", name: "List", tags: [], webhook: { url: target.url, events: ["run.completed"] as const } }
+      const ids: Array<string> = []
+      for (const n of [1, 2, 3]) {
+        ids.push(...(yield* webhooks.emit({ monitor, run: { id: `run_l${n}` }, change: null })))
+        yield* Effect.sleep("5 millis")
+      }
+      const first = yield* Webhooks.listDeliveries({ monitorIds: ["mon_l"], limit: 2 })
+      expect(first.deliveries.map((d) => d.id)).toEqual([ids[2], ids[1]])
+      expect(first.deliveries[0]).toMatchObject({ type: "monitor", monitor_id: "mon_l", run_id: "run_l3", event_type: "run.completed", url: target.url })
+      expect(first.next_cursor).not.toBeNull()
+      const second = yield* Webhooks.listDeliveries({ monitorIds: ["mon_l"], limit: 2, cursor: first.next_cursor! })
+      expect(second.deliveries.map((d) => d.id)).toEqual([ids[0]])
+      expect(second.next_cursor).toBeNull()
+      expect((yield* Webhooks.listDeliveries({ runId: "run_l2" })).deliveries.map((d) => d.id)).toEqual([ids[1]])
+      expect((yield* Webhooks.listDeliveries({ monitorIds: [] })).deliveries).toEqual([])
+      yield* Effect.flatMap(Webhooks.listDeliveries({ monitorIds: ["mon_l"], status: "delivered" }), (page) =>
+        page.deliveries.length === 3 ? Effect.void : Effect.fail("not all delivered yet")).pipe(
+        Effect.retry(Schedule.spaced("200 millis")),
+        Effect.timeoutFail({ duration: Duration.seconds(30), onTimeout: () => new Error("deliveries not delivered") })
+      )
+      expect((yield* Webhooks.viewDelivery(ids[0]!))?.status).toBe("delivered")
+      expect(yield* Webhooks.viewDelivery("whd_none")).toBeUndefined()
+    }).pipe(Effect.scoped, Effect.provide(services)), 120_000)
 })

@@ -38,9 +38,10 @@ export const migration = Effect.flatMap(SqlClient.SqlClient, (sql) =>
       attempts integer NOT NULL DEFAULT 0,
       last_status text,
       last_message text,
-      created_at timestamptz NOT NULL DEFAULT now(),
+      created_at timestamptz NOT NULL DEFAULT date_trunc('milliseconds', now()),
       updated_at timestamptz NOT NULL DEFAULT now()
     );
+    -- created_at is kept to the millisecond so list cursors (which carry milliseconds) page exactly.
     CREATE INDEX webhook_deliveries_monitor ON webhook_deliveries (monitor_id, created_at);
     CREATE TABLE webhook_attempts (
       delivery_id text NOT NULL REFERENCES webhook_deliveries (id) ON DELETE CASCADE,
@@ -340,4 +341,81 @@ export const retryByHand = (
       yield* jobs.send(QUEUE, { deliveryId: id, attempt, trigger: "manual" }, { retryLimit: 5, retryDelay: 1 })
       return { attempt, replayed: false }
     }))
+  })
+
+/** A delivery as the API shows it. */
+export interface DeliveryView {
+  readonly id: string
+  readonly type: "monitor"
+  readonly monitor_id: string
+  readonly run_id: string | null
+  readonly event_id: string
+  readonly event_type: string
+  readonly url: string
+  readonly status: DeliveryRow["status"]
+  readonly attempts: number
+  readonly last_status: string | null
+  readonly last_message: string | null
+  readonly created_at: string
+  readonly updated_at: string
+}
+
+const toView = (row: DeliveryRow & { created_at: Date | string; updated_at: Date | string }): DeliveryView => ({
+  id: row.id,
+  type: "monitor",
+  monitor_id: row.monitor_id,
+  run_id: row.run_id,
+  event_id: row.event_id,
+  event_type: row.event_type,
+  url: row.url,
+  status: row.status,
+  attempts: row.attempts,
+  last_status: row.last_status,
+  last_message: row.last_message,
+  created_at: new Date(row.created_at).toISOString(),
+  updated_at: new Date(row.updated_at).toISOString()
+})
+
+/** Reads one delivery as the API shows it. */
+export const view = (id: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(sql<DeliveryRow & { created_at: Date; updated_at: Date }>`SELECT * FROM webhook_deliveries WHERE id = ${id}`,
+      (rows) => rows[0] === undefined ? undefined : toView(rows[0])))
+
+/**
+ * Lists deliveries newest first, filtered, a page at a time; `next_cursor` (opaque) continues after the last one shown.
+ * Scoping to the caller's organization is the caller's filter on `monitorIds`.
+ */
+export const list = (filter: {
+  readonly monitorIds?: ReadonlyArray<string> | undefined
+  readonly runId?: string | undefined
+  readonly status?: DeliveryRow["status"] | undefined
+  readonly createdAfter?: Date | undefined
+  readonly cursor?: string | undefined
+  readonly limit?: number | undefined
+}): Effect.Effect<{ readonly deliveries: ReadonlyArray<DeliveryView>; readonly next_cursor: string | null }, SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const limit = Math.min(Math.max(filter.limit ?? 20, 1), 100)
+    const after = filter.cursor === undefined ? undefined : (() => {
+      const [at, id] = Buffer.from(filter.cursor, "base64url").toString("utf8").split("|")
+      return at !== undefined && id !== undefined ? { at: new Date(Number(at)), id } : undefined
+    })()
+    const conditions = [
+      filter.monitorIds === undefined ? undefined : filter.monitorIds.length === 0 ? sql`false` : sql.in("monitor_id", filter.monitorIds),
+      filter.runId === undefined ? undefined : sql`run_id = ${filter.runId}`,
+      filter.status === undefined ? undefined : sql`status = ${filter.status}`,
+      filter.createdAfter === undefined ? undefined : sql`created_at > ${filter.createdAfter}`,
+      after === undefined ? undefined : sql`(created_at, id) < (${after.at}, ${after.id})`
+    ].filter((c) => c !== undefined)
+    const rows = yield* sql<DeliveryRow & { created_at: Date; updated_at: Date }>`
+      SELECT * FROM webhook_deliveries WHERE ${sql.and(conditions)} ORDER BY created_at DESC, id DESC LIMIT ${limit + 1}`
+    const page = rows.slice(0, limit)
+    const last = page[page.length - 1]
+    return {
+      deliveries: page.map(toView),
+      next_cursor: rows.length > limit && last !== undefined
+        ? Buffer.from(`${new Date(last.created_at).getTime()}|${last.id}`).toString("base64url")
+        : null
+    }
   })

@@ -142,7 +142,7 @@ export const serve = <A, E1, R1, E2, R2>(route: Route, handler: Handler<A, E1, R
         },
         body
       }
-      plan = yield* handler.validate(caller)
+      plan = yield* Effect.interruptible(handler.validate(caller))
       if (plan.zdr && !auth.org.zdrEnabled) {
         return yield* new ErrorMapping.ApiFailure({
           code: "ZDR_NOT_ENABLED",
@@ -152,7 +152,9 @@ export const serve = <A, E1, R1, E2, R2>(route: Route, handler: Handler<A, E1, R
       const reservation = plan.credits > 0
         ? Option.some(yield* ledger.reserve(auth.org.id, plan.credits, { ttlMs: plan.holdMs }))
         : Option.none()
-      const delivered = yield* handler.run(caller, plan.input).pipe(
+      // `@effect/platform` runs handlers uninterruptibly (HttpApp.toHandled); the work itself must be interruptible, or
+      // a deadline (or a client gone away) waits for a slow site instead of ending the work. Bookkeeping stays whole.
+      const delivered = yield* Effect.interruptible(handler.run(caller, plan.input)).pipe(
         Effect.onError(() => Option.match(reservation, { onNone: () => Effect.void, onSome: (r) => Effect.ignore(ledger.release(r)) }))
       )
       charged = Math.min(delivered.credits, plan.credits)

@@ -76,13 +76,18 @@ describe("screenshots in Chromium", { timeout: 60_000 }, () => {
     expect(full.width).toBe(800)
     expect(full.height).toBeGreaterThanOrEqual(2000)
     expect(isColour(full.rgb(100, 1550), BLUE)).toBe(true)
-    // A rectangle inside the viewport (one below the fold is refused by the browser capture today: reported).
     const rectangle = await shoot({ sharedParams: { viewport: { width: 800, height: 600 } }, screenshotParams: { area: { x: 50, y: 20, width: 100, height: 200 }, format: "webp" } })
     expect(rectangle.contentType).toBe("image/webp")
     expect([rectangle.width, rectangle.height]).toEqual([100, 200])
     expect(isColour(rectangle.rgb(5, 5), WHITE)).toBe(true)
     expect(isColour(rectangle.rgb(80, 100), RED)).toBe(true)
     expect(isColour(rectangle.rgb(40, 100), WHITE)).toBe(true)
+    // Below the fold: the blue block at y 1500 on an 800x600 screen.
+    const below = await shoot({ sharedParams: { viewport: { width: 800, height: 600 } }, screenshotParams: { area: { x: 20, y: 1480, width: 400, height: 150 } } })
+    expect([below.width, below.height]).toEqual([400, 150])
+    expect(isColour(below.rgb(10, 10), WHITE)).toBe(true)
+    expect(isColour(below.rgb(100, 60), BLUE)).toBe(true)
+    expect(isColour(below.rgb(390, 60), WHITE)).toBe(true)
   })
 
   it("a rectangle over 40 megapixels is refused before any capture; a missing element is refused", async () => {

@@ -159,7 +159,13 @@ export const openSession = (
         })
         const clip = area.kind === "rectangle" ? { x: area.x, y: area.y, width: area.width, height: area.height } : undefined
         const png = yield* Effect.tryPromise({
-          try: () => page.screenshot({ type: "png", fullPage: area.kind === "fullPage", ...(clip === undefined ? {} : { clip }), animations: "disabled" }),
+          try: () => page.screenshot({
+            type: "png",
+            // A rectangle is in page coordinates: with `fullPage` Playwright may cut it from below the visible screen.
+            fullPage: area.kind === "fullPage" || clip !== undefined,
+            ...(clip === undefined ? {} : { clip }),
+            animations: "disabled"
+          }),
           catch: fail
         })
         const dims = area.kind === "fullPage"

@@ -8,19 +8,12 @@
  */
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { parseArgs } from "node:util"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import * as HttpServer from "@effect/platform/HttpServer"
-import * as Auth from "@sift/auth"
-import { Fetcher } from "@sift/core"
 import * as SqlClient from "@effect/sql/SqlClient"
-import { App } from "@sift/http"
-import { CacheStore, Migrations, Sql } from "@sift/store"
-import { Effect, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
+import * as Auth from "@sift/auth"
+import { Effect } from "effect"
 import { Pool } from "undici"
+import { startOrigin, startService } from "../support/service.js"
 
 const { values } = parseArgs({
   options: {
@@ -36,32 +29,11 @@ const warmup = Number(values.warmup)
 const concurrency = Number(values.concurrency)
 
 // The page Sift scrapes (once; then every request is a cache hit).
-const page = `<html><head><title>Bench</title></head><body><main><h1>Benchmark page</h1>${"<p>Some paragraph text for the benchmark. </p>".repeat(40)}</main></body></html>`
-const origin = createServer((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end(page))
-await new Promise<void>((resolve) => origin.listen(0, "127.0.0.1", resolve))
-const target = `http://127.0.0.1:${(origin.address() as AddressInfo).port}/`
-
-const dir = mkdtempSync(join(tmpdir(), "sift-bench-http-"))
-const database = Layer.tap(Sql.layerPglite({ dir }), (context) =>
-  Effect.provide(Migrations.run({ store: Migrations.store, ...App.migrations }), context))
-const live = Layer.mergeAll(App.layerApi, Auth.layer, HttpServer.layerContext).pipe(
-  Layer.provideMerge(Layer.mergeAll(
-    NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }),
-    Fetcher.layer({ allowPrivateTargets: true }),
-    CacheStore.layer()
-  )),
-  Layer.provideMerge(database),
-  Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
-)
-const runtime = ManagedRuntime.make(live)
-const { orgId, port, secret } = await runtime.runPromise(Effect.gen(function*() {
-  const address = (yield* HttpServer.HttpServer).address
-  const accounts = yield* Auth.Accounts.Accounts
-  const org = yield* accounts.createOrg({ name: "bench", plan: "enterprise" })
-  yield* accounts.setOverrides(org.id, { credits: 100_000_000, requestsPerMinute: 100_000_000 })
-  const created = yield* (yield* Auth.ApiKeys.ApiKeys).create({ orgId: org.id, name: "bench" })
-  return { orgId: org.id, port: address._tag === "TcpAddress" ? address.port : 0, secret: created.secret }
-}))
+const originSite = await startOrigin()
+const target = originSite.url
+const service = await startService("http")
+const { orgId, runtime, secret } = service
+const port = Number(new URL(service.origin).port)
 const path = `/v1/web/scrape/markdown?url=${encodeURIComponent(target)}`
 const headers = { authorization: `Bearer ${secret}` }
 
@@ -135,7 +107,6 @@ const { charged, logged } = await runtime.runPromise(Effect.gen(function*() {
 }))
 console.log(`requests answered by Sift: ${siftRequests + 2}; request log rows: ${logged}; credits charged: ${charged + 2}`)
 if (logged !== siftRequests + 2 || charged !== siftRequests) console.log("MISMATCH: a log row or a charge was lost")
-await runtime.dispose()
+await service.close()
 bare.close()
-origin.close()
-rmSync(dir, { recursive: true, force: true })
+originSite.close()

@@ -6,21 +6,10 @@
  *
  *   npm run bench -- mcp [--seconds 3] [--rounds 3] [--concurrency 8]
  */
-import { createServer } from "node:http"
-import type { AddressInfo } from "node:net"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { parseArgs } from "node:util"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import * as HttpServer from "@effect/platform/HttpServer"
-import * as Auth from "@sift/auth"
-import { Fetcher } from "@sift/core"
-import { App } from "@sift/http"
-import { CacheStore, Migrations, Sql } from "@sift/store"
-import { Effect, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
+import { startOrigin, startService } from "../support/service.js"
 
 const { values } = parseArgs({
   options: {
@@ -33,33 +22,11 @@ const seconds = Number(values.seconds)
 const rounds = Number(values.rounds)
 const concurrency = Number(values.concurrency)
 
-const page = `<html><head><title>Bench</title></head><body><main><h1>Benchmark page</h1>${"<p>Some paragraph text for the benchmark. </p>".repeat(40)}</main></body></html>`
-const site = createServer((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end(page))
-await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve))
-const target = `http://127.0.0.1:${(site.address() as AddressInfo).port}/`
-
-const dir = mkdtempSync(join(tmpdir(), "sift-bench-mcp-"))
-const database = Layer.tap(Sql.layerPglite({ dir }), (context) =>
-  Effect.provide(Migrations.run({ store: Migrations.store, ...App.migrations }), context))
-const live = Layer.mergeAll(App.layerApi, Auth.layer, HttpServer.layerContext).pipe(
-  Layer.provideMerge(Layer.mergeAll(
-    NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }),
-    Fetcher.layer({ allowPrivateTargets: true }),
-    CacheStore.layer()
-  )),
-  Layer.provideMerge(database),
-  Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
-)
-const runtime = ManagedRuntime.make(live)
-const { port, secret } = await runtime.runPromise(Effect.gen(function*() {
-  const address = (yield* HttpServer.HttpServer).address
-  const accounts = yield* Auth.Accounts.Accounts
-  const org = yield* accounts.createOrg({ name: "bench", plan: "enterprise" })
-  yield* accounts.setOverrides(org.id, { credits: 100_000_000, requestsPerMinute: 1_000_000 })
-  const created = yield* (yield* Auth.ApiKeys.ApiKeys).create({ orgId: org.id, name: "bench" })
-  return { port: address._tag === "TcpAddress" ? address.port : 0, secret: created.secret }
-}))
-const origin = `http://127.0.0.1:${port}`
+const site = await startOrigin()
+const target = site.url
+const service = await startService("mcp", { requestsPerMinute: 1_000_000 })
+const { secret } = service
+const origin = service.origin
 const headers = { authorization: `Bearer ${secret}` }
 
 const direct = async () => {
@@ -116,6 +83,5 @@ const sorted = [...ratios].sort((a, b) => a - b)
 console.log(`median ratio MCP / direct: ${sorted[Math.floor(sorted.length / 2)]!.toFixed(3)} (concurrency ${concurrency}, ${seconds} s per measurement)`)
 
 await client.close()
-await runtime.dispose()
+await service.close()
 site.close()
-rmSync(dir, { recursive: true, force: true })

@@ -1,0 +1,63 @@
+/**
+ * The Sift API in a benchmark's own process, as the HTTP benches measure it: embedded PGlite in a temporary directory
+ * with every migration, the real Fetcher (private targets allowed) and the store-backed cache, warnings only; one
+ * enterprise organization with ample credits and rate limit, and its key. Also a local origin serving one article.
+ */
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as Auth from "@sift/auth"
+import { Fetcher } from "@sift/core"
+import { App } from "@sift/http"
+import { CacheStore, Migrations, Sql } from "@sift/store"
+import { Effect, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
+
+/** The page every HTTP bench scrapes: a heading and forty paragraphs. */
+export const page = `<html><head><title>Bench</title></head><body><main><h1>Benchmark page</h1>${"<p>Some paragraph text for the benchmark. </p>".repeat(40)}</main></body></html>`
+
+/** Serves `page` on a free loopback port; returns its URL and a close function. */
+export const startOrigin = async () => {
+  const origin = createServer((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end(page))
+  await new Promise<void>((resolve) => origin.listen(0, "127.0.0.1", resolve))
+  return { url: `http://127.0.0.1:${(origin.address() as AddressInfo).port}/`, close: () => origin.close() }
+}
+
+/** Starts the service; `requestsPerMinute` is the bench organization's override. */
+export const startService = async (name: string, options: { readonly requestsPerMinute?: number } = {}) => {
+  const dir = mkdtempSync(join(tmpdir(), `sift-bench-${name}-`))
+  const database = Layer.tap(Sql.layerPglite({ dir }), (context) =>
+    Effect.provide(Migrations.run({ store: Migrations.store, ...App.migrations }), context))
+  const live = Layer.mergeAll(App.layerApi, Auth.layer, HttpServer.layerContext).pipe(
+    Layer.provideMerge(Layer.mergeAll(
+      NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }),
+      Fetcher.layer({ allowPrivateTargets: true }),
+      CacheStore.layer()
+    )),
+    Layer.provideMerge(database),
+    Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
+  )
+  const runtime = ManagedRuntime.make(live)
+  const { orgId, port, secret } = await runtime.runPromise(Effect.gen(function*() {
+    const address = (yield* HttpServer.HttpServer).address
+    const accounts = yield* Auth.Accounts.Accounts
+    const org = yield* accounts.createOrg({ name: "bench", plan: "enterprise" })
+    yield* accounts.setOverrides(org.id, { credits: 100_000_000, requestsPerMinute: options.requestsPerMinute ?? 100_000_000 })
+    const created = yield* (yield* Auth.ApiKeys.ApiKeys).create({ orgId: org.id, name: "bench" })
+    return { orgId: org.id, port: address._tag === "TcpAddress" ? address.port : 0, secret: created.secret }
+  }))
+  return {
+    runtime,
+    orgId,
+    secret,
+    /** `http://127.0.0.1:<port>` */
+    origin: `http://127.0.0.1:${port}`,
+    close: async () => {
+      await runtime.dispose()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }
+}

@@ -14,6 +14,8 @@ import { InvalidRequest, WebsiteError } from "./Errors.js"
 export class CompanyIndex extends Context.Tag("@sift/core/CompanyIndex")<CompanyIndex, {
   /** The domain of the best-matching known site, if any. */
   readonly findDomain: (name: string) => Effect.Effect<Option.Option<string>>
+  /** URLs the index knows on a domain: evidence gathering looks among them for about, services and product pages. */
+  readonly pagesOf?: (domain: string) => Effect.Effect<ReadonlyArray<string>>
 }>() {}
 
 /** Searches the web for a company's website. @category services */

@@ -68,7 +68,10 @@ export const classifyNaicsEffect = (
     const left = yield* Deadline.remaining(deadline)
     // Inner budget a little under the outer one, so internal pages are cut (partial) before the homepage's guard fires.
     const gatherMs = Math.max(1, left - deadline.reserveMs - Math.min(250, Math.floor(left / 10)))
-    const evidence = yield* Deadline.gather(deadline, CompanyEvidence.gather(domain, { timeoutMs: gatherMs }))
+    // Pages the URL index already knows on the domain join the homepage's links as candidates for about/services pages.
+    const index = yield* Effect.serviceOption(CompanyResolver.CompanyIndex)
+    const knownUrls = Option.isSome(index) && index.value.pagesOf !== undefined ? yield* index.value.pagesOf(domain) : []
+    const evidence = yield* Deadline.gather(deadline, CompanyEvidence.gather(domain, { timeoutMs: gatherMs, knownUrls }))
     if (Option.isNone(evidence)) return yield* Deadline.expired(deadline, "before the homepage was read")
     if (evidence.value.partial === true && deadline.behavior === "fail") {
       return yield* Deadline.expired(deadline, "while reading the company's pages")

@@ -269,7 +269,13 @@ export const makeCompanyIndex = Effect.map(SqlClient.SqlClient, (sql) =>
           return wanted.every((w) => have.has(w))
         })
         return Option.fromNullable(match?.site)
-      })
+      }),
+    // Shortest paths first: a site's about and services pages sit near its root.
+    pagesOf: (domain) =>
+      Effect.map(
+        sql<{ url: string }>`SELECT url FROM url_index WHERE site = ${siteHost(domain)} ORDER BY length(key), seq LIMIT 500`.pipe(Effect.orDie),
+        (rows) => rows.map((row) => row.url)
+      )
   }))
 
 /** `CompanyIndex` over the URL index. */

@@ -106,6 +106,10 @@ for (const backend of backends) {
           expect(yield* companies.findDomain(`acme${tag} creme tools`)).toEqual(Option.some(site))
           expect(yield* companies.findDomain(`ACME${tag} Crème`)).toEqual(Option.some(site))
           expect(yield* companies.findDomain(`Acme${tag} Bakery`)).toEqual(Option.none())
+          // The pages known on the site (any host variant), shortest paths first; another site's pages never.
+          const pages = yield* companies.pagesOf!(`www.${site}`)
+          expect([...pages].sort()).toEqual([`https://${site}/careers`, `https://www.${site}/`].sort())
+          expect(pages[0]).toBe(`https://www.${site}/`)
         }))
     })
   })

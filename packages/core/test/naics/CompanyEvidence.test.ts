@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Layer } from "effect"
+import { Effect, Exit, Layer, Option } from "effect"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll } from "vitest"
@@ -20,6 +20,12 @@ const sites: Record<string, Record<string, string>> = {
       "<h1>Fresh beer, brewed here</h1><p>We brew IPAs and lagers on our 20-barrel brewhouse and pour them in our taproom.</p>"),
     "/about-us": page("About Kettleworks", "Our story.", "<h1>Our story</h1><p>Kettleworks is a craft brewery founded by two homebrewers in 2014.</p>"),
     "/services": page("Taproom", "Taproom hours.", "<h2>Taproom</h2><p>Open daily from noon.</p>")
+  },
+  // No links from the homepage: only the URL index knows the page that says what the company does.
+  "quietco.test": {
+    "/": page("Quietco", "Quality since 1952.", "<h1>Welcome to Quietco</h1><p>Quality since 1952.</p>", []),
+    "/about-the-farm": page("About Quietco", "Family dairy farm.",
+      "<h1>Our dairy farm</h1><p>Quietco is a family dairy farm milking 300 cows. We sell raw milk to the regional creamery.</p>")
   },
   "slowsite.test": {
     "/": page("Greenfield Dental | Family Dentist", "Family dentistry: cleanings, fillings and implants.",
@@ -95,6 +101,17 @@ describe("CompanyEvidence", () => {
     expect(exit.value.codes[0]!.code).toBe("621210")
     const failed = await run(classifyNaicsEffect("slowsite.test", { timeoutMs: 1_500 }))
     expect(Exit.isFailure(failed) && JSON.stringify(failed.cause)).toMatch(/RequestTimeout/)
+  })
+
+  it("reads pages the company index knows on the domain when the homepage links nowhere", async () => {
+    const alone = await run(classifyNaicsEffect("quietco.test"))
+    expect(Exit.isSuccess(alone) && alone.value.codes[0]?.code).not.toBe("112120")
+    const index = Layer.succeed(CompanyResolver.CompanyIndex, {
+      findDomain: () => Effect.succeed(Option.none()),
+      pagesOf: (domain) => Effect.succeed(domain === "quietco.test" ? ["http://quietco.test/about-the-farm"] : [])
+    })
+    const withIndex = await run(classifyNaicsEffect("quietco.test"), index)
+    expect(Exit.isSuccess(withIndex) && withIndex.value.codes[0]).toMatchObject({ code: "112120" })
   })
 
   it("resolves a name through the company index", async () => {

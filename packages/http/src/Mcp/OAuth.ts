@@ -13,7 +13,7 @@
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { SqlClient } from "@effect/sql"
-import { ApiKeys, Permissions } from "@sift/auth"
+import { ApiKeys, Permissions, Users } from "@sift/auth"
 import { Effect, Option } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import type * as Tools from "./Tools.js"
@@ -203,8 +203,10 @@ const consentForm = (client: Client, params: AuthorizeParams, scopes: ReadonlyAr
       `</p>${error === undefined ? "" : `<p class="error" role="alert">${escape(error)}</p>`}` +
       `<form method="post" action="/oauth2/authorize">` +
       AUTHORIZE_FIELDS.map((name) => params[name] === undefined ? "" : `<input type="hidden" name="${name}" value="${escape(params[name]!)}">`).join("") +
-      `<label for="api_key">Sign in with an API key of your organization</label>` +
-      `<input id="api_key" name="api_key" type="password" autocomplete="off" required>` +
+      `<p>Sign in with your Sift account (the one an agent's claim page created, or yours).</p>` +
+      `<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required>` +
+      `<label for="password">Password</label>` +
+      `<input id="password" name="password" type="password" autocomplete="current-password" required>` +
       `<button type="submit" name="decision" value="allow">Allow</button>` +
       `<button type="submit" name="decision" value="deny" formnovalidate>Deny</button></form>`,
     error === undefined ? 200 : 401
@@ -234,15 +236,22 @@ export const authorizeDecision = Effect.gen(function*() {
   const checked = yield* checkAuthorize(params)
   if (checked._tag === "page") return checked.response
   if (form.decision !== "allow") return redirectWith(checked.redirectUri, { error: "access_denied", error_description: "The person denied access", state: params.state })
-  const auth = yield* Effect.option((yield* ApiKeys.ApiKeys).authenticate((form.api_key ?? "").trim()))
-  if (Option.isNone(auth)) return consentForm(checked.client, params, checked.scopes, "That API key is not valid.")
-  if (checked.scopes.includes("api.write") && !scopesOf(auth.value.permissions).includes("api.write")) {
-    return consentForm(checked.client, params, checked.scopes, "Write access needs a key with every permission.")
+  // The person signs in with the same accounts as the agent claim flow (password checks, lockout after five failures);
+  // the grant is for their organization. No session is kept, so there is no ambient sign-in to forge a post with.
+  const signedIn = yield* Users.signIn({ email: form.email ?? "", password: form.password ?? "" })
+  if (signedIn._tag === "Refused") {
+    return consentForm(checked.client, params, checked.scopes, signedIn.reason === "locked"
+      ? "Too many failed sign-ins: try again in 15 minutes."
+      : "The email or password is not right.")
   }
+  if (!signedIn.user.emailVerified) {
+    return consentForm(checked.client, params, checked.scopes, "Verify your email address first (see the link we sent).")
+  }
+
   const code = token("mcpcode_")
   const sql = yield* SqlClient.SqlClient
   yield* sql`INSERT INTO oauth_codes (code_hash, client_id, org_id, redirect_uri, code_challenge, scope, expires_at)
-    VALUES (${hash(code)}, ${checked.client.clientId}, ${auth.value.org.id}, ${checked.redirectUri}, ${checked.challenge},
+    VALUES (${hash(code)}, ${checked.client.clientId}, ${signedIn.user.orgId}, ${checked.redirectUri}, ${checked.challenge},
       ${checked.scopes.join(" ")}, ${new Date(Date.now() + CODE_MS)}::timestamptz)`
   return redirectWith(checked.redirectUri, { code, state: params.state, iss: undefined })
 })

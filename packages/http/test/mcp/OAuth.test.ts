@@ -126,8 +126,22 @@ for (const backend of backends) describe.skipIf(backend.name === "postgres" && b
     expect((await unknown.json()).error).toBe("unsupported_grant_type")
   })
 
+  /** A person with an account (the same accounts as the agent claim flow): signed up, email verified unless asked not to. */
+  let people = 0
+  const person = async (options: { readonly verified?: boolean } = {}) => {
+    const email = `person${++people}.${randomBytes(4).toString("hex")}@example.test`
+    const password = "brass-lantern-9"
+    const orgId = await service.run(Effect.gen(function*() {
+      const signed = yield* Auth.Users.signUp({ email, password })
+      if (signed._tag !== "SignedUp") return yield* Effect.die(new Error(signed.reason))
+      if (options.verified !== false) yield* Auth.Users.verifyEmail(signed.verificationToken)
+      return signed.user.orgId
+    }) as never) as string
+    return { email, password, orgId }
+  }
+
   it("an SDK client registers, the person signs in and allows in Chromium, and the token calls a tool (charged to the organization)", async () => {
-    const { secret, orgId } = await service.key()
+    const { email, password, orgId } = await person()
     const provider = new MemoryProvider("api.read api.write")
     const url = new URL(`${origin}/mcp`)
     const first = new StreamableHTTPClientTransport(url, { authProvider: provider })
@@ -143,11 +157,13 @@ for (const backend of backends) describe.skipIf(backend.name === "postgres" && b
       await tab.goto(authorizationUrl.toString())
       await expect(tab.locator("h1").textContent()).resolves.toBe("Connect Lantern Agent to Sift")
       expect(await tab.locator("body").textContent()).toContain("read and write access")
-      // A wrong key is refused on the page, and nothing goes back to the client.
-      await tab.fill("#api_key", "sift_sk_wrongwrongwrongwrongwrongwrongwrongwrong")
+      // A wrong password is refused on the page, and nothing goes back to the client.
+      await tab.fill("#email", email)
+      await tab.fill("#password", "not-the-password")
       await tab.click("button[value=allow]")
-      await expect(tab.locator("[role=alert]").textContent()).resolves.toContain("not valid")
-      await tab.fill("#api_key", secret)
+      await expect(tab.locator("[role=alert]").textContent()).resolves.toContain("email or password is not right")
+      await tab.fill("#email", email)
+      await tab.fill("#password", password)
       await Promise.all([tab.waitForURL((target) => target.pathname === "/callback"), tab.click("button[value=allow]")])
     })
     expect(arrivals.length).toBe(before + 1)
@@ -198,7 +214,7 @@ for (const backend of backends) describe.skipIf(backend.name === "postgres" && b
   }, 90_000)
 
   /** Registers a client and runs the authorization by hand (the page's form, posted as a browser would). */
-  const authorizeByHand = async (scope: string, key: string, challengeMethod = "S256") => {
+  const authorizeByHand = async (scope: string, who: { readonly email: string; readonly password: string }, challengeMethod = "S256") => {
     const registered = await (await fetch(`${origin}/oauth2/register`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -217,14 +233,14 @@ for (const backend of backends) describe.skipIf(backend.name === "postgres" && b
     const decision = await fetch(`${origin}/oauth2/authorize`, {
       method: "POST",
       redirect: "manual",
-      body: new URLSearchParams({ ...params, api_key: key, decision: "allow" })
+      body: new URLSearchParams({ ...params, email: who.email, password: who.password, decision: "allow" })
     })
     return { clientId: registered.client_id as string, verifier, decision }
   }
 
-  it("a read-only token lists tools and reads, but its key cannot write; api.write needs a full-access key", async () => {
-    const full = await service.key()
-    const { clientId, verifier, decision } = await authorizeByHand("api.read", full.secret)
+  it("a read-only token lists tools and reads, but its key cannot write; sign-in needs the right password and a verified email", async () => {
+    const full = await person()
+    const { clientId, verifier, decision } = await authorizeByHand("api.read", full)
     expect(decision.status).toBe(302)
     const code = new URL(decision.headers.get("location")!).searchParams.get("code")!
     const tokens = await (await fetch(`${origin}/oauth2/token`, {
@@ -247,21 +263,23 @@ for (const backend of backends) describe.skipIf(backend.name === "postgres" && b
       await client.close()
     }
 
-    // A key limited to reading cannot grant write access.
-    const reader = await service.key({ permissions: ["data:execute", "logs:read"] })
-    const refused = await authorizeByHand("api.read api.write", reader.secret)
+    // A wrong password, or an account whose email is not verified yet, gets the page again with the reason; no code.
+    const refused = await authorizeByHand("api.read api.write", { email: full.email, password: "wrong-password" })
     expect(refused.decision.status).toBe(401)
-    expect(await refused.decision.text()).toContain("Write access needs a key with every permission")
+    expect(await refused.decision.text()).toContain("The email or password is not right")
+    const unverified = await authorizeByHand("api.read", await person({ verified: false }))
+    expect(unverified.decision.status).toBe(401)
+    expect(await unverified.decision.text()).toContain("Verify your email address first")
 
     // PKCE is S256 only: plain is sent back to the client as invalid_request.
-    const plain = await authorizeByHand("api.read", full.secret, "plain")
+    const plain = await authorizeByHand("api.read", full, "plain")
     expect(plain.decision.status).toBe(302)
     const location = new URL(plain.decision.headers.get("location")!)
     expect(location.searchParams.get("error")).toBe("invalid_request")
     expect(location.searchParams.get("code")).toBeNull()
 
     // A wrong verifier is refused.
-    const other = await authorizeByHand("api.read", full.secret)
+    const other = await authorizeByHand("api.read", full)
     const otherCode = new URL(other.decision.headers.get("location")!).searchParams.get("code")!
     const wrong = await fetch(`${origin}/oauth2/token`, {
       method: "POST",

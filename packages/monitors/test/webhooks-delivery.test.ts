@@ -80,9 +80,11 @@ describe("webhook retry policy", () => {
     expect(RetryPolicy.nextDelay(undefined, 1, { kind: "rejected", httpStatus: 404 })).toBeUndefined()
     expect(RetryPolicy.nextDelay(undefined, 1, { kind: "skipped_unsafe_url", httpStatus: null })).toBeUndefined()
     expect(RetryPolicy.nextDelay(undefined, 2, { kind: "rejected", httpStatus: 503 })).toBeUndefined()
-    expect(RetryPolicy.nextDelay({}, 1, { kind: "rejected", httpStatus: 500 })).toBe(60_000)
+    // decisions §8: 30 s, 2 min, 10 min, 1 h, 6 h, 24 h.
+    expect(RetryPolicy.nextDelay({}, 1, { kind: "rejected", httpStatus: 500 })).toBe(30_000)
     expect(RetryPolicy.nextDelay({}, 5, { kind: "rejected", httpStatus: 500 })).toBe(21_600_000)
-    expect(RetryPolicy.nextDelay({}, 6, { kind: "rejected", httpStatus: 500 })).toBeUndefined()
+    expect(RetryPolicy.nextDelay({}, 6, { kind: "rejected", httpStatus: 500 })).toBe(86_400_000)
+    expect(RetryPolicy.nextDelay({}, 7, { kind: "rejected", httpStatus: 500 })).toBeUndefined()
     expect(RetryPolicy.nextDelay([], 1, { kind: "rejected", httpStatus: 500 })).toBeUndefined()
   })
 
@@ -119,7 +121,7 @@ describe("webhook deliveries to a real receiver", () => {
       const fiber = yield* Effect.fork(
         Deliver.deliver({ url: target.url, event, retry: {}, secret: Effect.succeed("whsec_a"), allowPrivateTargets: true })
       )
-      for (const wait of [60_000, 300_000, 1_800_000]) {
+      for (const wait of [30_000, 120_000, 600_000]) {
         const sleeps = yield* pendingSleeps
         expect(sleeps).toEqual([(yield* TestClock.currentTimeMillis) + wait])
         yield* TestClock.adjust(wait)

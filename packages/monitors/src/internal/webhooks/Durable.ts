@@ -6,9 +6,9 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
+import { Ids } from "@sift/auth"
 import { JobQueue, type JobQueueError } from "@sift/store/JobQueue"
 import { Effect, Schema, type Scope } from "effect"
-import { randomBytes } from "node:crypto"
 import * as Attempt from "./Attempt.js"
 import type { Event } from "./Events.js"
 import { nextDelay, type RetrySetting } from "./RetryPolicy.js"
@@ -177,7 +177,7 @@ export const enqueue = (input: {
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const jobs = yield* JobQueue
-    const id = `whd_${randomBytes(12).toString("hex")}`
+    const id = Ids.id("whd_")
     yield* sql.withTransaction(Effect.gen(function*() {
       yield* sql`INSERT INTO webhook_deliveries ${sql.insert({
         id,

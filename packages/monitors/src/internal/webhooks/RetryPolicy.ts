@@ -5,7 +5,7 @@
  */
 
 /** The default schedule (`retry: {}`): waits before the 2nd, 3rd, … attempt. */
-export const DEFAULT_SCHEDULE_MS: ReadonlyArray<number> = [60_000, 300_000, 1_800_000, 7_200_000, 21_600_000]
+export const DEFAULT_SCHEDULE_MS: ReadonlyArray<number> = [30_000, 120_000, 600_000, 3_600_000, 21_600_000, 86_400_000]
 
 /** The wait before the quick retry of a webhook without `retry`. */
 export const QUICK_RETRY_MS = 2_000

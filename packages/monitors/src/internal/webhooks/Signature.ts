@@ -2,13 +2,14 @@
  * Webhook signatures (decisions §8): `X-Service-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`
  * keyed by the webhook's secret. Secrets are random and shown once per webhook URL.
  */
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
+import { Ids } from "@sift/auth"
+import { createHmac, timingSafeEqual } from "node:crypto"
 
 /** How old a signed timestamp a receiver should accept: 5 minutes. */
 export const TOLERANCE_SECONDS = 300
 
-/** A new signing secret (`whsec_` and 32 random bytes in base64url). */
-export const generateSecret = (): string => `whsec_${randomBytes(32).toString("base64url")}`
+/** A new signing secret: `whsec_` and 32 base62 characters (decisions §8). */
+export const generateSecret = (): string => `whsec_${Ids.base62(32)}`
 
 /** The hex HMAC-SHA256 of `"<t>.<body>"` keyed by `secret`. */
 export const digest = (secret: string, timestamp: number, body: string): string =>

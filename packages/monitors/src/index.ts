@@ -1,7 +1,14 @@
 /**
- * @sift/monitors: scheduled change detection and signed, retried webhooks. So far the webhook side: events, signing,
- * retries, durable deliveries and failure emails (`Webhooks`); monitors themselves and their scheduler come next.
+ * @sift/monitors: monitors that watch a page, a sitemap or extracted data on a schedule, detect changes and deliver
+ * signed, retried webhook events.
  *
  * @since 0.1.0
  */
+export * as ChangeDetection from "./ChangeDetection.js"
+export * as MonitorErrors from "./MonitorErrors.js"
+export * as Monitors from "./Monitors.js"
+export * as MonitorScheduler from "./MonitorScheduler.js"
+export * as MonitorService from "./MonitorService.js"
+export * as MonitorSpec from "./MonitorSpec.js"
+export { migrations } from "./Migrations.js"
 export * as Webhooks from "./Webhooks.js"

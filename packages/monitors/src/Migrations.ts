@@ -1,0 +1,78 @@
+/**
+ * The monitors package's tables, registered under the `monitors` key of the store's migrations: monitors, their runs
+ * and changes (0001), then the webhook deliveries (0002, from `Webhooks`).
+ *
+ * @since 0.1.0
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import { Effect } from "effect"
+import * as Webhooks from "./Webhooks.js"
+
+/** The monitors package's migrations. */
+export const migrations = {
+  // A monitor's settings are JSON as the caller gave them (validated); the scheduler reads next_run_at and status.
+  // Runs outlive a deleted monitor (no foreign key): credit usage reports them by monitor id.
+  "0001_monitors": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`CREATE TABLE monitors (
+      id text PRIMARY KEY,
+      org_id text NOT NULL,
+      name text NOT NULL,
+      target jsonb NOT NULL,
+      change_detection jsonb NOT NULL,
+      schedule jsonb NOT NULL,
+      interval_ms bigint NOT NULL,
+      status text NOT NULL,
+      webhook jsonb,
+      tags text[] NOT NULL DEFAULT '{}',
+      created_at timestamptz NOT NULL,
+      updated_at timestamptz NOT NULL,
+      last_run_at timestamptz,
+      last_change_at timestamptz,
+      next_run_at timestamptz,
+      last_error jsonb,
+      consecutive_failures integer NOT NULL DEFAULT 0,
+      consecutive_credit_skips integer NOT NULL DEFAULT 0,
+      baseline jsonb,
+      baseline_version integer NOT NULL DEFAULT 0
+    );
+    CREATE INDEX monitors_org ON monitors (org_id, created_at DESC, id DESC);
+    CREATE INDEX monitors_due ON monitors (next_run_at) WHERE status IN ('active', 'failed');
+    CREATE TABLE monitor_runs (
+      id text PRIMARY KEY,
+      monitor_id text NOT NULL,
+      org_id text NOT NULL,
+      run_type text NOT NULL,
+      trigger text NOT NULL,
+      status text NOT NULL,
+      target_type text NOT NULL,
+      change_detection_type text NOT NULL,
+      baseline_created boolean NOT NULL DEFAULT false,
+      change_detected boolean NOT NULL DEFAULT false,
+      credits_charged integer NOT NULL DEFAULT 0,
+      change_id text,
+      queued_at timestamptz NOT NULL,
+      started_at timestamptz,
+      completed_at timestamptz,
+      error jsonb,
+      skip_reason text,
+      webhook_delivery_ids text[] NOT NULL DEFAULT '{}',
+      baseline_version integer NOT NULL DEFAULT 0
+    );
+    CREATE INDEX monitor_runs_monitor ON monitor_runs (monitor_id, queued_at DESC, id DESC);
+    CREATE INDEX monitor_runs_org ON monitor_runs (org_id, queued_at DESC, id DESC);
+    CREATE INDEX monitor_runs_open ON monitor_runs (status, started_at) WHERE status IN ('queued', 'running');
+    CREATE TABLE monitor_changes (
+      id text PRIMARY KEY,
+      monitor_id text NOT NULL,
+      org_id text NOT NULL,
+      run_id text NOT NULL,
+      target_type text NOT NULL,
+      change_detection_type text NOT NULL,
+      tags text[] NOT NULL DEFAULT '{}',
+      detected_at timestamptz NOT NULL,
+      record jsonb NOT NULL
+    );
+    CREATE INDEX monitor_changes_org ON monitor_changes (org_id, detected_at DESC, id DESC);
+    CREATE INDEX monitor_changes_monitor ON monitor_changes (monitor_id, detected_at DESC, id DESC)`.unprepared),
+  "0002_webhooks": Webhooks.migration
+}

@@ -1,0 +1,143 @@
+/**
+ * The scheduler's claims on real databases: a due slot is queued exactly once however many replicas tick at once (two
+ * connections on PostgreSQL, as two server processes would), slots spread monitors over their interval, monitors
+ * overdue after downtime catch up spread out instead of at once, and a stuck run is recorded as failed.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Migrations from "@sift/store/Migrations"
+import * as JobQueue from "@sift/store/JobQueue"
+import * as Sql from "@sift/store/Sql"
+import { Effect, Layer, Redacted } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { afterAll, inject } from "vitest"
+import * as Slots from "../src/internal/monitors/slots.js"
+import { migrations } from "../src/Migrations.js"
+import * as MonitorScheduler from "../src/MonitorScheduler.js"
+import * as Monitors from "../src/Monitors.js"
+import type * as MonitorSpec from "../src/MonitorSpec.js"
+
+const made: Array<string> = []
+afterAll(() => made.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })))
+
+const migrated = <E>(storage: Layer.Layer<SqlClient.SqlClient | Sql.Database, E>) =>
+  Layer.provideMerge(
+    JobQueue.layer({ queues: [Monitors.RUN_QUEUE], supervise: false }),
+    Layer.tap(storage, (ctx) => Effect.provide(Migrations.run({ monitors: migrations }), ctx))
+  )
+
+const pglite = () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sift-scheduler-"))
+  made.push(dir)
+  return migrated(Sql.layerPglite({ dir }))
+}
+
+const databaseUrl = inject("databaseUrl")
+const owner = (orgId: string): Monitors.Owner => ({ orgId, plan: "scale", monitorsLimit: 10_000, canWrite: true })
+const spec = (n: number): MonitorSpec.NewMonitor => ({
+  name: `m${n}`,
+  target: { type: "page", url: `https://example.com/${n}` },
+  changeDetection: { type: "exact" },
+  schedule: { type: "interval", frequency: 10, unit: "minutes" },
+  webhook: null,
+  tags: []
+})
+
+describe("slots", () => {
+  it("the next slot is after the given time, within one interval, at the monitor's fixed phase", () => {
+    const interval = 600_000
+    for (const id of ["mon_a", "mon_b", "mon_c"]) {
+      const after = 1_700_000_000_123
+      const slot = Slots.nextSlot(id, interval, after)
+      expect(slot).toBeGreaterThan(after)
+      expect(slot - after).toBeLessThanOrEqual(interval)
+      expect(Slots.nextSlot(id, interval, slot)).toBe(slot + interval)
+    }
+  })
+
+  it("1,000 monitors created together spread over their 10-minute interval (no minute above 1.5× the mean)", () => {
+    const interval = 600_000
+    const now = 1_700_000_000_000
+    const perMinute = new Array(10).fill(0)
+    for (let i = 0; i < 1000; i++) perMinute[Math.floor((Slots.nextSlot(`mon_${i}x`, interval, now) - now - 1) / 60_000)]++
+    expect(Math.max(...perMinute)).toBeLessThanOrEqual(150)
+    expect(Math.min(...perMinute)).toBeGreaterThanOrEqual(50)
+  })
+
+  it("catch-up after downtime stays within ten minutes (or the interval when shorter)", () => {
+    expect(Slots.catchUpAt("mon_x", 3_600_000, 0)).toBeLessThan(Slots.CATCH_UP_WINDOW_MS)
+    expect(Slots.catchUpAt("mon_x", 86_400_000, 5)).toBeGreaterThanOrEqual(5)
+  })
+})
+
+const makeDue = (ids: ReadonlyArray<string>, at: Date) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => sql`UPDATE monitors SET next_run_at = ${at} WHERE ${sql.in("id", ids)}`)
+
+const scheduledRuns = (ids: ReadonlyArray<string>) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ monitor_id: string; n: string | number }>`
+      SELECT monitor_id, count(*) AS n FROM monitor_runs WHERE trigger = 'schedule' AND ${sql.in("monitor_id", ids)} GROUP BY monitor_id`)
+
+describe("ticks on PGlite", () => {
+  it.scopedLive("queues each due monitor once, leaves the rest, and catches up overdue ones spread out", () =>
+    Effect.gen(function*() {
+      const created = yield* Effect.forEach(Array.from({ length: 30 }, (_, i) => i), (i) => Monitors.create(owner("org_p"), spec(i)))
+      const ids = created.map((m) => m.id as string)
+      const now = Date.now()
+      yield* makeDue(ids.slice(0, 20), new Date(now - 1_000))
+      // Overdue by an hour: the process was down.
+      yield* makeDue(ids.slice(20), new Date(now - 3_600_000))
+      const queued = yield* MonitorScheduler.tick()
+      expect(queued).toBe(20)
+      const counts = yield* scheduledRuns(ids)
+      expect(counts.map((c) => c.monitor_id).sort()).toEqual(ids.slice(0, 20).sort())
+      expect(counts.every((c) => Number(c.n) === 1)).toBe(true)
+      const sql = yield* SqlClient.SqlClient
+      const moved = yield* sql<{ id: string; next_run_at: Date }>`SELECT id, next_run_at FROM monitors WHERE ${sql.in("id", ids)}`
+      for (const row of moved) {
+        const next = new Date(row.next_run_at).getTime()
+        expect(next).toBeGreaterThan(now - 2_000)
+        expect(next).toBeLessThanOrEqual(now + (ids.indexOf(row.id) < 20 ? 600_000 : Slots.CATCH_UP_WINDOW_MS) + 2_000)
+      }
+      // A second tick at once has nothing due.
+      expect(yield* MonitorScheduler.tick()).toBe(0)
+    }).pipe(Effect.provide(pglite())), { timeout: 60_000 })
+
+  it.scopedLive("a run stuck in running is recorded as failed and the monitor shows it", () =>
+    Effect.gen(function*() {
+      const created = yield* Monitors.create(owner("org_s"), spec(1))
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`UPDATE monitor_runs SET status = 'running', started_at = ${new Date(Date.now() - 3_600_000)} WHERE id = ${created.initial_run_id}`
+      yield* MonitorScheduler.tick()
+      const [run] = yield* sql<{ status: string; error: unknown }>`SELECT status, error FROM monitor_runs WHERE id = ${created.initial_run_id}`
+      expect(run!.status).toBe("failed")
+      expect(JSON.stringify(run!.error)).toContain("did not finish")
+      const [monitor] = yield* sql<{ status: string; consecutive_failures: number }>`SELECT status, consecutive_failures FROM monitors WHERE id = ${created.id}`
+      expect(monitor).toMatchObject({ status: "failed", consecutive_failures: 1 })
+    }).pipe(Effect.provide(pglite())), { timeout: 60_000 })
+})
+
+describe.skipIf(databaseUrl === undefined)("ticks on PostgreSQL from two replicas at once", () => {
+  it.scopedLive("200 due monitors, two replicas ticking concurrently, 20 rounds: every slot queued exactly once", () =>
+    Effect.gen(function*() {
+      const url = Redacted.make(databaseUrl!)
+      const replicaA = yield* Layer.build(migrated(Sql.layerPg({ url })))
+      const replicaB = yield* Layer.build(migrated(Sql.layerPg({ url })))
+      const org = `org_${Math.random().toString(36).slice(2, 10)}`
+      const created = yield* Effect.forEach(Array.from({ length: 200 }, (_, i) => i), (i) => Monitors.create(owner(org), spec(i))).pipe(Effect.provide(replicaA))
+      const ids = created.map((m) => m.id as string)
+      yield* makeDue(ids, new Date(Date.now() - 500)).pipe(Effect.provide(replicaA))
+      // Other suites' servers may tick on this database too: what counts is one run per monitor, whoever queued it.
+      for (let round = 0; round < 20; round++) {
+        yield* Effect.all([
+          MonitorScheduler.tick({ batch: 37 }).pipe(Effect.provide(replicaA)),
+          MonitorScheduler.tick({ batch: 37 }).pipe(Effect.provide(replicaB))
+        ], { concurrency: 2 })
+      }
+      const counts = yield* scheduledRuns(ids).pipe(Effect.provide(replicaB))
+      expect(counts).toHaveLength(200)
+      expect(counts.every((c) => Number(c.n) === 1)).toBe(true)
+    }), { timeout: 120_000 })
+})

@@ -14,7 +14,7 @@ import * as Auth from "@sift/auth"
 import { Fetcher } from "@sift/core"
 import { App } from "@sift/http"
 import { CacheStore, Migrations, Sql } from "@sift/store"
-import { Effect, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
+import { type Clock, Effect, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
 
 /** The page every HTTP bench scrapes: a heading and forty paragraphs. */
 export const page = `<html><head><title>Bench</title></head><body><main><h1>Benchmark page</h1>${"<p>Some paragraph text for the benchmark. </p>".repeat(40)}</main></body></html>`
@@ -26,8 +26,11 @@ export const startOrigin = async () => {
   return { url: `http://127.0.0.1:${(origin.address() as AddressInfo).port}/`, close: () => origin.close() }
 }
 
-/** Starts the service; `requestsPerMinute` is the bench organization's override. */
-export const startService = async (name: string, options: { readonly requestsPerMinute?: number } = {}) => {
+/** Starts the service; `requestsPerMinute` is the bench organization's override; `clock` replaces the service's clock. */
+export const startService = async (
+  name: string,
+  options: { readonly requestsPerMinute?: number; readonly clock?: Clock.Clock } = {}
+) => {
   const dir = mkdtempSync(join(tmpdir(), `sift-bench-${name}-`))
   const database = Layer.tap(Sql.layerPglite({ dir }), (context) =>
     Effect.provide(Migrations.run({ store: Migrations.store, ...App.migrations }), context))
@@ -38,7 +41,8 @@ export const startService = async (name: string, options: { readonly requestsPer
       CacheStore.layer()
     )),
     Layer.provideMerge(database),
-    Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
+    Layer.provide(Logger.minimumLogLevel(LogLevel.Warning)),
+    Layer.provide(options.clock === undefined ? Layer.empty : Layer.setClock(options.clock))
   )
   const runtime = ManagedRuntime.make(live)
   const { orgId, port, secret } = await runtime.runPromise(Effect.gen(function*() {

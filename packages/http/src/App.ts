@@ -10,9 +10,10 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Auth from "@sift/auth"
-import { Effect, Layer, Option, Redacted } from "effect"
+import { MonitorService, migrations as monitorMigrations } from "@sift/monitors"
+import { Config, Effect, Layer, Option, Redacted } from "effect"
 import { randomUUID } from "node:crypto"
-import { BlobStore, Mailer } from "@sift/store"
+import { BlobStore, JobQueue, Mailer } from "@sift/store"
 import * as Admin from "./Admin.js"
 import * as Agents from "./Agents/Http.js"
 import { directOperations } from "./internal/admin/direct.js"
@@ -20,6 +21,7 @@ import * as HostedFiles from "./Images/HostedFiles.js"
 import * as Images from "./Images/Http.js"
 import * as Logs from "./Logs/Http.js"
 import * as Mcp from "./Mcp/Http.js"
+import * as MonitorRoutes from "./Monitors/Http.js"
 import * as Naics from "./Naics/Http.js"
 import * as OpenApi from "./OpenApi.js"
 import * as Parse from "./Parse/Http.js"
@@ -84,11 +86,19 @@ export const httpApp = Effect.gen(function*() {
   }
   const logId = request.method === "GET" ? LOG_ID.exec(path) : null
   if (logId !== null) return yield* RequestPipeline.serve(logs, Logs.get(decodeURIComponent(logId[1]!)))
+  const monitorRoute = MonitorRoutes.routeOf(request.method, path, request.headers)
+  if (monitorRoute !== undefined) return yield* RequestPipeline.serve(api, monitorRoute)
   return notFound(request.method, path)
 })
 
 /** Every package's migrations this application needs (the store's run first, by `Server`). */
-export const migrations = { auth: Auth.migrations, http: RequestLog.migrations, mcp: Mcp.migrations, mailer: Mailer.migrations }
+export const migrations = {
+  auth: Auth.migrations,
+  http: RequestLog.migrations,
+  mcp: Mcp.migrations,
+  mailer: Mailer.migrations,
+  monitors: monitorMigrations
+}
 
 /** Makes sure the `SIFT_BOOTSTRAP_KEY` exists (idempotent), for containers and CI. */
 const bootstrap = Layer.effectDiscard(Effect.gen(function*() {
@@ -99,7 +109,23 @@ const bootstrap = Layer.effectDiscard(Effect.gen(function*() {
   yield* Effect.log(`bootstrap key ready (${ensured.keyId} in ${ensured.orgId})`)
 }))
 
-const services = Layer.mergeAll(RequestLog.RequestLog.Default, Auth.layer, Mailer.layerConfig(), UrlEnrichment.layerIndex(), Naics.layerCompanies, BlobStore.layerSql)
+/** Monitors (scheduler, run workers, webhook deliveries) from `SIFT_ALLOW_PRIVATE_TARGETS`, `SIFT_MONITOR_TICK_MS`, `SIFT_MONITOR_CONCURRENCY`. */
+const monitors = Layer.unwrapEffect(Effect.map(
+  Config.all({
+    allowPrivateTargets: Config.boolean("SIFT_ALLOW_PRIVATE_TARGETS").pipe(Config.withDefault(false)),
+    tickMs: Config.integer("SIFT_MONITOR_TICK_MS").pipe(Config.withDefault(5_000)),
+    concurrency: Config.integer("SIFT_MONITOR_CONCURRENCY").pipe(Config.withDefault(4))
+  }),
+  (config) => MonitorService.layer({ allowPrivateTargets: config.allowPrivateTargets, scheduler: { tickMs: config.tickMs, concurrency: config.concurrency } })
+))
+
+/** The process's one job queue (pg-boss on the same database): URL enrichment, monitor runs, webhook deliveries. */
+const jobs = JobQueue.layer({ queues: [UrlEnrichment.QUEUE, ...MonitorService.QUEUES] })
+
+const services = Layer.merge(monitors, UrlEnrichment.layerIndex()).pipe(
+  Layer.provideMerge(Layer.mergeAll(RequestLog.RequestLog.Default, Auth.layer, Mailer.layerConfig(), Naics.layerCompanies, BlobStore.layerSql)),
+  Layer.provideMerge(jobs)
+)
 
 // No span per request: with no tracer configured a span is pure cost, a large share of a cache hit (bench/http);
 // the request id, the request log and the access log already identify every request.

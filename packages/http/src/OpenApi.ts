@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import { ScrapeRequest, ScrapeResult } from "@sift/core"
+import { MonitorSpec } from "@sift/monitors"
 import { JSONSchema, Schema } from "effect"
 
 const ErrorBody = Schema.Struct({
@@ -21,6 +22,15 @@ const queryParam = (name: string, type: string, description: string, required = 
   required,
   description,
   schema: { type }
+})
+
+const pathParam = (name: string) => ({ name, in: "path", required: true, schema: { type: "string" } })
+const listQuery = [queryParam("limit", "integer", "1 to 100, default 25"), queryParam("cursor", "string", "next_cursor of the previous page")]
+const free = (summary: string, parameters: ReadonlyArray<unknown> = [], body?: unknown) => ({
+  summary,
+  parameters,
+  ...(body === undefined ? {} : { requestBody: { required: true, content: { "application/json": { schema: body } } } }),
+  responses: { "200": { description: "OK" }, "404": { $ref: "#/components/responses/Error" }, "409": { $ref: "#/components/responses/Error" }, ...errors }
 })
 
 const errors = {
@@ -183,6 +193,53 @@ export const document = {
         ),
         responses: { "200": { description: "A page of log entries" }, ...errors }
       }
+    },
+    "/monitors": {
+      post: free("Create a monitor; answers it with initial_run_id (0 credits; runs are charged)", [], JSONSchema.make(MonitorSpec.CreateBody)),
+      get: free("List monitors, newest first", [
+        ...listQuery,
+        queryParam("q", "string", "Search text (1 to 200 characters)"),
+        queryParam("search_by", "string", "Comma-separated: name, url, instructions, tags"),
+        queryParam("search_type", "string", "prefix (default) or exact"),
+        queryParam("status", "string", "active, paused or failed"),
+        queryParam("target_type", "string", "page, sitemap or extract"),
+        queryParam("change_detection_type", "string", "exact or semantic"),
+        queryParam("tag", "string", "One tag"),
+        queryParam("tags", "string", "Comma-separated; any of")
+      ])
+    },
+    "/monitors/limits": { get: free("Monitors used and allowed on the plan") },
+    "/monitors/credit-usage": { get: free("Credits of monitor runs per monitor", [queryParam("since", "string", "ISO 8601"), queryParam("until", "string", "ISO 8601")]) },
+    "/monitors/runs": { get: free("Runs of every monitor, newest first", [...listQuery, queryParam("status", "string", "queued, running, completed, failed or skipped")]) },
+    "/monitors/changes": {
+      get: free("Changes of every monitor, newest first", [
+        ...listQuery,
+        queryParam("monitor_id", "string", "One monitor"),
+        queryParam("since", "string", "ISO 8601"),
+        queryParam("until", "string", "ISO 8601"),
+        queryParam("tag", "string", "One tag"),
+        queryParam("target_type", "string", "page, sitemap or extract"),
+        queryParam("change_detection_type", "string", "exact or semantic")
+      ])
+    },
+    "/monitors/changes/{change_id}": { get: free("One change in full", [pathParam("change_id")]) },
+    "/monitors/{monitor_id}": {
+      get: free("A monitor with its baseline", [pathParam("monitor_id")]),
+      patch: free("Update a monitor", [pathParam("monitor_id")], JSONSchema.make(MonitorSpec.UpdateBody)),
+      delete: free("Delete a monitor", [pathParam("monitor_id")])
+    },
+    "/monitors/{monitor_id}/run": { post: free("Queue a run now", [pathParam("monitor_id")]) },
+    "/monitors/{monitor_id}/runs": { get: free("Runs of a monitor, newest first", [pathParam("monitor_id"), ...listQuery, queryParam("status", "string", "Run status")]) },
+    "/monitors/{monitor_id}/runs/{run_id}": { get: free("One run", [pathParam("monitor_id"), pathParam("run_id")]) },
+    "/monitors/{monitor_id}/changes": {
+      get: free("Changes of a monitor, newest first", [pathParam("monitor_id"), ...listQuery, queryParam("since", "string", "ISO 8601"), queryParam("until", "string", "ISO 8601"), queryParam("tag", "string", "One tag")])
+    },
+    "/monitors/{monitor_id}/webhook/rotate-secret": { post: free("Rotate the webhook signing secret", [pathParam("monitor_id")]) },
+    "/webhooks/deliveries": { post: free("List webhook deliveries", [], { type: "object", required: ["type"], properties: { type: { enum: ["monitor", "batch"] }, monitor_id: { type: "string" }, run_id: { type: "string" }, status: { type: "string" }, created_after: { type: "string" }, cursor: { type: "string" }, limit: { type: "integer" } } }) },
+    "/webhooks/deliveries/{delivery_id}": { get: free("One webhook delivery", [pathParam("delivery_id")]) },
+    "/webhooks/deliveries/{delivery_id}/attempts": { get: free("Attempts of a delivery", [pathParam("delivery_id")]) },
+    "/webhooks/deliveries/{delivery_id}/retry": {
+      post: free("Retry a delivery by hand (Idempotency-Key header; within 7 days)", [{ name: "Idempotency-Key", in: "header", required: false, schema: { type: "string" } }], { type: "object", properties: { force: { type: "boolean" } } })
     },
     "/logs/{request_id}": {
       get: {

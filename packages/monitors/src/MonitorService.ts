@@ -1,12 +1,11 @@
 /**
- * Monitors running in a process: one job queue on the store's database for runs and webhook deliveries, the delivery
+ * Monitors running in a process, on its job queue (pg-boss on the store's database) for runs and webhook deliveries: the delivery
  * worker (`Webhooks.layer`, emailing every user of the organization when a receiver keeps failing), the semantic judge
  * (`ChangeDetection.layerConfig`: deterministic unless an LLM is configured) and the scheduler with its run workers.
  *
  * @since 0.1.0
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import * as JobQueue from "@sift/store/JobQueue"
 import { Effect, Layer } from "effect"
 import * as ChangeDetection from "./ChangeDetection.js"
 import * as MonitorScheduler from "./MonitorScheduler.js"
@@ -31,13 +30,15 @@ const recipientsOf = (monitorId: string) =>
       Effect.orElseSucceed(() => [] as Array<string>)
     )
 
+/** The pg-boss queues of monitors: declare them on the process's `JobQueue` (runs and deliveries are queued in transactions). */
+export const QUEUES: ReadonlyArray<string> = [RUN_QUEUE, DELIVERY_QUEUE]
+
 /**
- * The job queue, webhook deliveries, semantic judge and scheduler.
+ * The webhook deliveries, semantic judge and scheduler, on the process's `JobQueue` (declaring {@link QUEUES}).
  *
  * @category layers
  */
 export const layer = (options: Options) => {
-  const jobs = JobQueue.layer({ queues: [RUN_QUEUE, DELIVERY_QUEUE] })
   const webhooks = Layer.unwrapEffect(Effect.map(Effect.context<SqlClient.SqlClient>(), (context) =>
     Webhooks.layer({
       allowPrivateTargets: options.allowPrivateTargets,
@@ -45,8 +46,5 @@ export const layer = (options: Options) => {
       recipients: (monitorId) => Effect.provide(recipientsOf(monitorId), context)
     })))
   const scheduler = MonitorScheduler.layer(options.scheduler)
-  return scheduler.pipe(
-    Layer.provideMerge(Layer.merge(webhooks, ChangeDetection.layerConfig)),
-    Layer.provideMerge(jobs)
-  )
+  return scheduler.pipe(Layer.provideMerge(Layer.merge(webhooks, ChangeDetection.layerConfig)))
 }

@@ -10,7 +10,7 @@ import { Errors } from "@sift/core"
 import * as ContentFilter from "@sift/core/ContentFilter"
 import { fromParseError } from "@sift/core/ScrapeRequest"
 import { Effect, Either, ParseResult, Schema } from "effect"
-import { RE2JS } from "re2js"
+import { sitemapPatternError } from "./ChangeDetection.js"
 
 const invalid = (field: string, detail: string) => new Errors.InvalidRequest({ reason: "Invalid", field, detail })
 
@@ -114,7 +114,8 @@ const Name = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200))
 
 const strict = { onExcessProperty: "error", errors: "first" } as const
 
-const CreateBody = Schema.Struct({
+/** The body of `POST /monitors`. */
+export const CreateBody = Schema.Struct({
   name: Name,
   mode: Schema.optional(Schema.Literal("web")),
   target: Target,
@@ -124,7 +125,8 @@ const CreateBody = Schema.Struct({
   tags: Schema.optional(Tags)
 })
 
-const UpdateBody = Schema.Struct({
+/** The body of `PATCH /monitors/{id}`. */
+export const UpdateBody = Schema.Struct({
   name: Schema.optional(Name),
   target: Schema.optional(Target),
   change_detection: Schema.optional(ChangeDetection),
@@ -156,16 +158,6 @@ export interface MonitorUpdate {
   readonly tags?: ReadonlyArray<string> | undefined
 }
 
-/** Whether an RE2 pattern compiles; the reason when it does not. */
-export const patternError = (pattern: string): string | undefined => {
-  try {
-    RE2JS.compile(pattern)
-    return undefined
-  } catch (error) {
-    return `is not a valid RE2 pattern (${(error as Error).message})`
-  }
-}
-
 const reservedSchedule = (body: unknown): Errors.InvalidRequest | undefined => {
   const schedule = (body as { schedule?: { type?: unknown } } | null)?.schedule
   const type = schedule?.type
@@ -184,7 +176,7 @@ const checkTarget = (target: Target): Errors.InvalidRequest | undefined => {
   if (target.type === "sitemap") {
     for (const name of ["include", "exclude"] as const) {
       for (const [i, pattern] of (target[name] ?? []).entries()) {
-        const why = patternError(pattern)
+        const why = sitemapPatternError(pattern)
         if (why !== undefined) return invalid(`target.${name}[${i}]`, why)
       }
     }

@@ -213,7 +213,18 @@ export const make = (options: LayerOptions = {}): Effect.Effect<JobQueueShape, J
           Array.from({ length: concurrency }),
           () =>
             Effect.tryPromise({
-              try: () => boss.work<object>(queue, { pollingIntervalSeconds, batchSize: 1 }, ([job]) => runJob(job!)),
+              try: () => {
+                // pg-boss waits a polling interval between fetches even when jobs are waiting; after a job, the worker
+                // is woken at once, so a backlog drains at the speed of the handlers, not one job per interval.
+                let id: string | undefined
+                return boss.work<object>(queue, { pollingIntervalSeconds, batchSize: 1 }, async ([job]) => {
+                  try {
+                    await runJob(job!)
+                  } finally {
+                    if (id !== undefined) boss.notifyWorker(id)
+                  }
+                }).then((workerId) => (id = workerId))
+              },
               catch: unavailable(queue)
             }),
           { concurrency: "unbounded" }

@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import { ScrapeRequest } from "@sift/core"
+import { MonitorSpec } from "@sift/monitors"
 import { JSONSchema, Schema } from "effect"
 
 /** An OAuth scope of the tool server (decisions §10): read-only tokens call read tools only. */
@@ -85,6 +86,25 @@ const LogsInput = Schema.Struct({
 
 const LogInput = Schema.Struct({ request_id: Schema.String.annotations({ description: "The request id of a log entry" }) })
 
+const MonitorId = Schema.String.annotations({ description: "The monitor's id (mon_...)" })
+
+const MonitorsInput = Schema.Struct({
+  q: Text("Search text in names and URLs"),
+  status: Text("active, paused or failed"),
+  target_type: Text("page, sitemap or extract"),
+  tag: Text("Only monitors with this tag"),
+  limit: Int("Monitors per page, 1 to 100 (default 25)"),
+  cursor: Text("next_cursor of the previous page")
+})
+
+const MonitorChangesInput = Schema.Struct({
+  monitor_id: Schema.optional(MonitorId),
+  since: Text("ISO 8601 start"),
+  until: Text("ISO 8601 end"),
+  limit: Int("Changes per page, 1 to 100 (default 25)"),
+  cursor: Text("next_cursor of the previous page")
+})
+
 /** Query members as the API parses them: objects in the deep-object form, lists comma-separated. */
 const query = (args: Record<string, unknown>, omit: ReadonlyArray<string> = []): Record<string, unknown> =>
   Object.fromEntries(Object.entries(args).filter(([key, value]) => value !== undefined && !omit.includes(key)))
@@ -138,6 +158,52 @@ export const tools: ReadonlyArray<Tool> = [
     scope: "api.read",
     input: LogsInput,
     request: (args) => ({ method: "GET", path: "/v1/logs", query: query(args) })
+  },
+  {
+    name: "monitors_list",
+    title: "List monitors",
+    description: "The organization's monitors, newest first, with their status, schedule and last run (GET /v1/monitors; no credits).",
+    scope: "api.read",
+    input: MonitorsInput,
+    request: (args) => ({ method: "GET", path: "/v1/monitors", query: query(args) })
+  },
+  {
+    name: "monitors_create",
+    title: "Create a monitor",
+    description:
+      "Watch a page, a sitemap or extracted data for changes on a schedule, optionally with a signed webhook (POST /v1/monitors). The baseline run starts at once; each completed run costs 1 credit (10 for extract targets).",
+    scope: "api.write",
+    input: MonitorSpec.CreateBody,
+    request: (args) => ({ method: "POST", path: "/v1/monitors", body: args })
+  },
+  {
+    name: "monitors_get",
+    title: "Get a monitor",
+    description: "One monitor with its current baseline, status, last error and next run (GET /v1/monitors/{id}).",
+    scope: "api.read",
+    input: Schema.Struct({ monitor_id: MonitorId }),
+    request: (args) => ({ method: "GET", path: `/v1/monitors/${encodeURIComponent(String(args.monitor_id))}` })
+  },
+  {
+    name: "monitors_run",
+    title: "Run a monitor now",
+    description: "Queue a run of a monitor now; answers the run id to look up later (POST /v1/monitors/{id}/run).",
+    scope: "api.write",
+    input: Schema.Struct({ monitor_id: MonitorId }),
+    request: (args) => ({ method: "POST", path: `/v1/monitors/${encodeURIComponent(String(args.monitor_id))}/run` })
+  },
+  {
+    name: "monitors_changes",
+    title: "List detected changes",
+    description: "Changes the monitors recorded, newest first, for one monitor or all (GET /v1/monitors/{id}/changes, GET /v1/monitors/changes).",
+    scope: "api.read",
+    input: MonitorChangesInput,
+    request: (args) => {
+      const { monitor_id, ...rest } = args
+      return monitor_id === undefined
+        ? { method: "GET", path: "/v1/monitors/changes", query: query(rest) }
+        : { method: "GET", path: `/v1/monitors/${encodeURIComponent(String(monitor_id))}/changes`, query: query(rest) }
+    }
   },
   {
     name: "log",

@@ -95,10 +95,10 @@ export interface Options {
  */
 export const layer = (
   options: Options = {}
-): Layer.Layer<UrlEnrichment, never, Sql.Database | Fetcher.Fetcher | UrlIndex | UrlIndexStore.UrlIndexLeases> =>
+): Layer.Layer<UrlEnrichment, never, Sql.Database | Fetcher.Fetcher | UrlIndex | UrlIndexStore.UrlIndexLeases | JobQueue.JobQueue> =>
   Layer.scoped(UrlEnrichment, Effect.gen(function*() {
     const scope = yield* Effect.scope
-    const context = yield* Effect.context<Sql.Database | Fetcher.Fetcher | UrlIndex | UrlIndexStore.UrlIndexLeases>()
+    const context = yield* Effect.context<Sql.Database | Fetcher.Fetcher | UrlIndex | UrlIndexStore.UrlIndexLeases | JobQueue.JobQueue>()
     const ready = yield* Deferred.make<Option.Option<JobQueue.JobQueueShape>>()
     const lastQueued = new Map<string, number>()
     let stopping = false
@@ -112,7 +112,8 @@ export const layer = (
       })
 
     const start = Effect.gen(function*() {
-      const jobs = yield* JobQueue.make({ queues: [QUEUE] })
+      // The process's one job queue (two pg-boss instances on one embedded database would race installing it).
+      const jobs = yield* JobQueue.JobQueue
       yield* jobs.work(
         QUEUE,
         (job) => {

@@ -120,6 +120,42 @@ for (const backend of backends) describe.skipIf(backend.name === "postgres" && b
     }
   })
 
+  it("the monitor tools create a monitor, run it, and list its changes through the API", async () => {
+    const { secret } = await service.key()
+    const client = await httpClient(secret)
+    try {
+      const { tools } = await client.listTools()
+      expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(["monitors_list", "monitors_create", "monitors_get", "monitors_run", "monitors_changes"]))
+      expect(tools.find((tool) => tool.name === "monitors_create")!.inputSchema.required).toEqual(expect.arrayContaining(["name", "target"]))
+      const created = await client.callTool({ name: "monitors_create", arguments: { name: "Kettles", target: { type: "page", url: `${site.url}/kettles` } } }) as ToolResult
+      expect(created.isError).toBe(false)
+      const monitorId = created.structuredContent!.id as string
+      expect(monitorId).toMatch(/^mon_/)
+      const initialRun = created.structuredContent!.initial_run_id as string
+      const baseline = await (async () => {
+        for (let i = 0; i < 150; i++) {
+          const got = await client.callTool({ name: "monitors_get", arguments: { monitor_id: monitorId } }) as ToolResult
+          if (got.structuredContent!.baseline !== null) return got.structuredContent!.baseline
+          await new Promise((r) => setTimeout(r, 200))
+        }
+        throw new Error("no baseline")
+      })()
+      expect(baseline.text).toContain("Polish with lemon and salt.")
+      const run = await client.callTool({ name: "monitors_run", arguments: { monitor_id: monitorId } }) as ToolResult
+      expect(run.structuredContent).toMatchObject({ monitor_id: monitorId, queued: true })
+      expect(run.structuredContent!.run_id).not.toBe(initialRun)
+      const listed = await client.callTool({ name: "monitors_list", arguments: { limit: 5 } }) as ToolResult
+      expect(listed.structuredContent!.data.map((m: { id: string }) => m.id)).toEqual([monitorId])
+      const changes = await client.callTool({ name: "monitors_changes", arguments: { monitor_id: monitorId } }) as ToolResult
+      expect(changes.structuredContent).toMatchObject({ data: [], has_more: false, next_cursor: null })
+      const missing = await client.callTool({ name: "monitors_get", arguments: { monitor_id: "mon_0000000000000000" } }) as ToolResult
+      expect(missing.isError).toBe(true)
+      expect(missing.structuredContent!.error_code).toBe("NOT_FOUND")
+    } finally {
+      await client.close()
+    }
+  }, 60_000)
+
   it("bad arguments get the API's validation error and cost nothing; a key without data:execute is refused", async () => {
     const { secret, orgId } = await service.key()
     const before = (await balance(orgId)).remaining

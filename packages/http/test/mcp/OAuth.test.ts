@@ -291,20 +291,14 @@ for (const backend of backends) describe.skipIf(backend.name === "postgres" && b
 
   it("scopes are enforced per tool: a read-only caller cannot call a write tool, which never reaches the API", async () => {
     const calls: Array<Tools.InternalRequest> = []
-    const writeTool: Tools.Tool = {
-      name: "monitors_create",
-      title: "Create a monitor",
-      description: "write tool for the scope rule",
-      scope: "api.write",
-      input: Tools.tools[0]!.input,
-      request: () => ({ method: "POST", path: "/v1/monitors", body: {} })
-    }
+    const writeTool = Tools.tools.find((tool) => tool.name === "monitors_create")!
+    expect(writeTool.scope).toBe("api.write")
     const dispatch: Tools.Dispatch = async (request) => {
       calls.push(request)
       return { status: 200, body: { ok: true } }
     }
     for (const [scopes, expectRefused] of [[["api.read"], true], [["api.read", "api.write"], false]] as const) {
-      const server = ToolServer.make(dispatch, scopes, [...Tools.tools, writeTool])
+      const server = ToolServer.make(dispatch, scopes, Tools.tools)
       const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
       await server.connect(serverSide)
       const client = new Client({ name: "scope", version: "1.0.0" })
@@ -312,14 +306,17 @@ for (const backend of backends) describe.skipIf(backend.name === "postgres" && b
       const listed = await client.listTools()
       expect(listed.tools.find((tool) => tool.name === "monitors_create")!.annotations?.readOnlyHint).toBe(false)
       expect(listed.tools.find((tool) => tool.name === "scrape_markdown")!.annotations?.readOnlyHint).toBe(true)
-      const result = await client.callTool({ name: "monitors_create", arguments: { url: "https://example.com" } }) as ToolResult
+      const result = await client.callTool({
+        name: "monitors_create",
+        arguments: { name: "Docs", target: { type: "page", url: "https://example.com" } }
+      }) as ToolResult
       if (expectRefused) {
         expect(result.isError).toBe(true)
         expect(result.structuredContent).toMatchObject({ error_code: "INSUFFICIENT_SCOPE", required_scope: "api.write" })
         expect(calls).toHaveLength(0)
       } else {
         expect(result.isError).toBe(false)
-        expect(calls).toHaveLength(1)
+        expect(calls).toEqual([{ method: "POST", path: "/v1/monitors", body: { name: "Docs", target: { type: "page", url: "https://example.com" } } }])
       }
       await client.close()
     }

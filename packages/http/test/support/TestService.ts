@@ -12,13 +12,14 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import * as Auth from "@sift/auth"
 import { Fetcher, Renderer } from "@sift/core"
 import { CacheStore, Migrations, Sql } from "@sift/store"
-import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
+import type * as SqlClient from "@effect/sql/SqlClient"
+import { ConfigProvider, Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import * as App from "../../src/App.js"
 
 export interface TestService {
   /** `http://127.0.0.1:<port>/v1` */
   readonly baseUrl: string
-  readonly run: <A, E>(effect: Effect.Effect<A, E, Auth.Accounts.Accounts | Auth.ApiKeys.ApiKeys | Auth.CreditLedger.CreditLedger>) => Promise<A>
+  readonly run: <A, E>(effect: Effect.Effect<A, E, Auth.Accounts.Accounts | Auth.ApiKeys.ApiKeys | Auth.CreditLedger.CreditLedger | SqlClient.SqlClient>) => Promise<A>
   /** Creates an organization (with its credits set when given) and a key; returns the secret and ids. */
   readonly key: (options?: {
     readonly plan?: Auth.Plans.PlanName
@@ -40,6 +41,8 @@ export const start = async (options: {
   readonly hostRules?: string | undefined
   /** Provides a browser pool (real Chromium, launched on first use) for screenshots and rendering. */
   readonly browser?: boolean | undefined
+  /** Settings read from the environment by the application (monitors), over the defaults below. */
+  readonly env?: Readonly<Record<string, string>> | undefined
 } = {}): Promise<TestService> => {
   const dir = options.dataDir ?? mkdtempSync(join(tmpdir(), "sift-api-"))
   const storage = options.databaseUrl === undefined ? Sql.layerPglite({ dir }) : Sql.layerPg({ url: Redacted.make(options.databaseUrl) })
@@ -53,7 +56,10 @@ export const start = async (options: {
       ? Renderer.layer({ size: 1, addressPolicy: () => true, ...(options.hostRules === undefined ? {} : { hostRules: options.hostRules }) })
       : Layer.empty
   )
-  const live = Layer.mergeAll(App.layerApi, Auth.layer, HttpServer.layerContext).pipe(
+  // Webhook receivers of the tests are local; the monitor scheduler ticks every second.
+  const env = new Map(Object.entries({ SIFT_ALLOW_PRIVATE_TARGETS: "true", SIFT_MONITOR_TICK_MS: "1000", ...options.env }))
+  const config = Layer.setConfigProvider(ConfigProvider.fromMap(env).pipe(ConfigProvider.orElse(() => ConfigProvider.fromEnv())))
+  const live = Layer.mergeAll(App.layerApi.pipe(Layer.provide(config)), Auth.layer, HttpServer.layerContext).pipe(
     Layer.provideMerge(platform),
     Layer.provideMerge(database)
   )

@@ -6,7 +6,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { CreditLedger, Ids } from "@sift/auth"
-import { Clock, Effect, Either } from "effect"
+import { Cause, Clock, Effect, Either, Option } from "effect"
 import * as ChangeDetection from "../../ChangeDetection.js"
 import { DEFAULT_CONFIDENCE_THRESHOLD, type ChangeDetection as Detection, type Target } from "../../MonitorSpec.js"
 import { WebhookEvents } from "../../Webhooks.js"
@@ -160,14 +160,27 @@ export const execute = (runId: string) =>
     const { detection, monitor, run, target } = claimed
     const cost = costOf(target, detection)
 
-    const reservation = yield* Effect.either(ledger.reserve(monitor.org_id, cost, { ttlMs: 20 * 60_000 }))
+    const reservation = yield* Effect.either(ledger.reserve(monitor.org_id, cost, { ttlMs: 20 * 60_000 }).pipe(Effect.sandbox))
     if (Either.isLeft(reservation)) {
-      if (reservation.left._tag !== "UsageExceeded") return yield* reservation.left
-      yield* sql.withTransaction(finishSkip(run, monitor, "insufficient_credits"))
+      const failure = Cause.failureOption(reservation.left)
+      if (Option.isSome(failure) && failure.value._tag === "UsageExceeded") {
+        yield* sql.withTransaction(finishSkip(run, monitor, "insufficient_credits"))
+      } else {
+        // The ledger itself failed (or the organization is gone): the run fails, it never stays running.
+        yield* Effect.logWarning(`monitor run ${runId}: credits could not be reserved`, reservation.left)
+        yield* recordFailure(runId, monitor.id, { code: "INTERNAL_ERROR", message: "credits could not be reserved; the next run tries again" }, startedAt)
+      }
       return
     }
 
-    const outcome = yield* Effect.either(observeAndCompare(target, detection, claimed.baseline, startedAt.toISOString()))
+    // A defect while observing (a bug, not the site) still ends the run as failed, with its credits released.
+    const outcome = yield* Effect.either(observeAndCompare(target, detection, claimed.baseline, startedAt.toISOString()).pipe(
+      Effect.catchAllDefect((defect) =>
+        Effect.zipRight(
+          Effect.logError(`monitor run ${runId} failed unexpectedly`, defect),
+          Effect.fail(new ObservationFailed({ code: "INTERNAL_ERROR", detail: "the run failed unexpectedly; the next run tries again" }))
+        ))
+    ))
     const completedAt = new Date(yield* Clock.currentTimeMillis)
     if (Either.isLeft(outcome)) {
       yield* Effect.ignore(ledger.release(reservation.right))

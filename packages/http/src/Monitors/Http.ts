@@ -1,0 +1,327 @@
+/**
+ * The monitor endpoints (decisions §7) and the webhook delivery endpoints (decisions §8), each through the one request
+ * pipeline: free of credits (runs are charged when they complete), `monitors:read` for reads and `monitors:write` for
+ * changes (Permissions), the caller's organization only (another's ids are 404).
+ *
+ * @since 0.1.0
+ */
+import { Permissions } from "@sift/auth"
+import { Errors } from "@sift/core"
+import { Monitors, MonitorSpec, Webhooks } from "@sift/monitors"
+import { Clock, Effect } from "effect"
+import { ApiFailure } from "../ErrorMapping.js"
+import * as QueryParams from "../QueryParams.js"
+import type { Caller, Handler } from "../RequestPipeline.js"
+
+const invalid = (field: string, detail: string) => new Errors.InvalidRequest({ reason: "Invalid", field, detail })
+
+const ownerOf = (caller: Caller): Monitors.Owner => ({
+  orgId: caller.auth.org.id,
+  plan: caller.auth.org.plan,
+  monitorsLimit: caller.auth.org.monitorsLimit,
+  canWrite: Permissions.has(caller.auth, "monitors:write")
+})
+
+/** A free route whose validation reads the request and whose work answers a JSON body. */
+const route = <A, E1, E2, R2>(
+  validate: (caller: Caller) => Effect.Effect<A, E1>,
+  run: (owner: Monitors.Owner, input: A) => Effect.Effect<object, E2, R2>
+): Handler<A, E1, never, E2, R2> => ({
+  validate: (caller) => Effect.map(validate(caller), (input) => ({ input, credits: 0, zdr: false, tags: [], holdMs: 0 })),
+  run: (caller, input) => Effect.map(run(ownerOf(caller), input), (body) => ({ body: body as Record<string, unknown>, credits: 0 }))
+})
+
+const fromQuery = <A>(read: () => A): Effect.Effect<A, Errors.InvalidRequest> =>
+  Effect.try({ try: read, catch: (error) => error instanceof Errors.InvalidRequest ? error : invalid("query", String(error)) })
+
+const oneOf = <A extends string>(query: QueryParams.Query, field: string, allowed: ReadonlyArray<A>): A | undefined => {
+  const value = QueryParams.asString(query, field)
+  if (value !== undefined && !allowed.includes(value as A)) throw invalid(field, `must be one of ${allowed.join(", ")}`)
+  return value as A | undefined
+}
+
+const limitOf = (query: QueryParams.Query) => {
+  const limit = QueryParams.asInteger(query, "limit") ?? 25
+  if (limit < 1 || limit > 100) throw invalid("limit", "must be between 1 and 100")
+  return limit
+}
+
+const cursorOf = (query: QueryParams.Query) => {
+  const cursor = QueryParams.asString(query, "cursor")
+  if (cursor !== undefined && (cursor.length < 1 || cursor.length > 500)) throw invalid("cursor", "is not a cursor this API returned")
+  return cursor
+}
+
+const dateOf = (query: QueryParams.Query, field: string) => {
+  const text = QueryParams.asString(query, field)
+  if (text === undefined) return undefined
+  const date = new Date(text)
+  if (!/^\d{4}-\d{2}-\d{2}/.test(text) || Number.isNaN(date.getTime())) throw invalid(field, `must be an ISO 8601 date-time, got "${text}"`)
+  return date
+}
+
+const tagOf = (query: QueryParams.Query, field: string) => {
+  const tag = QueryParams.asString(query, field)
+  if (tag !== undefined && (tag.length < 1 || tag.length > 50)) throw invalid(field, "must be 1 to 50 characters")
+  return tag
+}
+
+const RUN_STATUSES = ["queued", "running", "completed", "failed", "skipped"] as const
+const TARGET_TYPES = ["page", "sitemap", "extract"] as const
+const DETECTION_TYPES = ["exact", "semantic"] as const
+const SEARCH_FIELDS = ["name", "url", "instructions", "tags"] as const
+
+/** `POST /monitors`. */
+export const create = route(
+  (caller) => MonitorSpec.decodeCreate(caller.body),
+  (owner, spec) => Monitors.create(owner, spec)
+)
+
+/** `GET /monitors`. */
+export const list = route(
+  (caller) =>
+    fromQuery((): Monitors.MonitorFilters => {
+      const query = caller.query
+      const q = QueryParams.asString(query, "q")
+      if (q !== undefined && (q.length < 1 || q.length > 200)) throw invalid("q", "must be 1 to 200 characters")
+      const searchBy = QueryParams.asList(query, "search_by", { commaSeparated: true })
+      for (const field of searchBy ?? []) {
+        if (!SEARCH_FIELDS.includes(field as never)) throw invalid("search_by", `must list only ${SEARCH_FIELDS.join(", ")}`)
+      }
+      const tags = QueryParams.asList(query, "tags", { commaSeparated: true })
+      if (tags !== undefined && (tags.length > 20 || tags.some((t) => t.length < 1 || t.length > 50))) {
+        throw invalid("tags", "at most 20 tags of 1 to 50 characters")
+      }
+      return {
+        q,
+        searchBy: searchBy as Monitors.MonitorFilters["searchBy"],
+        searchType: oneOf(query, "search_type", ["exact", "prefix"] as const),
+        status: oneOf(query, "status", ["active", "paused", "failed"] as const),
+        targetType: oneOf(query, "target_type", TARGET_TYPES),
+        changeDetectionType: oneOf(query, "change_detection_type", DETECTION_TYPES),
+        tag: tagOf(query, "tag"),
+        tags,
+        cursor: cursorOf(query),
+        limit: limitOf(query)
+      }
+    }),
+  (owner, filters) => Monitors.list(owner, filters)
+)
+
+const noInput = (_caller: Caller) => Effect.succeed(undefined)
+
+/** `GET /monitors/{id}`. */
+export const get = (id: string) => route(noInput, (owner) => Monitors.get(owner, id))
+
+/** `PATCH /monitors/{id}` (the body is validated against the monitor's current settings). */
+export const update = (id: string) => route((caller) => Effect.succeed(caller.body), (owner, body) => Monitors.update(owner, id, body))
+
+/** `DELETE /monitors/{id}`. */
+export const remove = (id: string) => route(noInput, (owner) => Monitors.remove(owner, id))
+
+/** `POST /monitors/{id}/run`. */
+export const runNow = (id: string) => route(noInput, (owner) => Monitors.runNow(owner, id))
+
+/** `GET /monitors/limits`. */
+export const limits = route(noInput, (owner) => Monitors.limits(owner))
+
+const DAY_MS = 86_400_000
+
+/** `GET /monitors/credit-usage` (`since`, `until`; default the last 30 days). */
+export const creditUsage = route(
+  (caller) =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      fromQuery(() => {
+        const until = dateOf(caller.query, "until") ?? new Date(now)
+        const since = dateOf(caller.query, "since") ?? new Date(until.getTime() - 30 * DAY_MS)
+        if (since.getTime() > until.getTime()) throw invalid("since", "must not be after until")
+        return { since, until }
+      })),
+  (owner, window) => Monitors.creditUsage(owner, window)
+)
+
+/** `GET /monitors/runs` and `GET /monitors/{id}/runs`. */
+export const runs = (monitorId?: string) =>
+  route(
+    (caller) => fromQuery(() => ({ monitorId, status: oneOf(caller.query, "status", RUN_STATUSES), cursor: cursorOf(caller.query), limit: limitOf(caller.query) })),
+    (owner, filters) => Monitors.runs(owner, filters)
+  )
+
+/** `GET /monitors/{id}/runs/{run_id}`. */
+export const run = (monitorId: string, runId: string) => route(noInput, (owner) => Monitors.run(owner, monitorId, runId))
+
+/** `GET /monitors/changes` and `GET /monitors/{id}/changes`. */
+export const changes = (monitorId?: string) =>
+  route(
+    (caller) =>
+      fromQuery((): Monitors.ChangeFilters => {
+        const query = caller.query
+        const since = dateOf(query, "since")
+        const until = dateOf(query, "until")
+        if (since !== undefined && until !== undefined && since.getTime() > until.getTime()) throw invalid("since", "must not be after until")
+        const only = monitorId ?? QueryParams.asString(query, "monitor_id")
+        return {
+          monitorId: only,
+          since,
+          until,
+          tag: tagOf(query, "tag"),
+          targetType: monitorId === undefined ? oneOf(query, "target_type", TARGET_TYPES) : undefined,
+          changeDetectionType: monitorId === undefined ? oneOf(query, "change_detection_type", DETECTION_TYPES) : undefined,
+          cursor: cursorOf(query),
+          limit: limitOf(query)
+        }
+      }),
+    (owner, filters) => Monitors.changes(owner, filters)
+  )
+
+/** `GET /monitors/changes/{change_id}`. */
+export const change = (changeId: string) => route(noInput, (owner) => Monitors.change(owner, changeId))
+
+/** `POST /monitors/{id}/webhook/rotate-secret`. */
+export const rotateSecret = (id: string) => route(noInput, (owner) => Monitors.rotateSecret(owner, id))
+
+// ---- Webhook deliveries (decisions §8) ----
+
+const deliveryNotFound = (id: string) => new ApiFailure({ code: "NOT_FOUND", detail: `No webhook delivery ${id}` })
+
+/** A delivery of the caller's organization, or 404. */
+const ownDelivery = (owner: Monitors.Owner, id: string) =>
+  Effect.flatMap(Webhooks.viewDelivery(id), (delivery) =>
+    delivery === undefined
+      ? Effect.fail(deliveryNotFound(id))
+      : Effect.flatMap(Monitors.monitorIdsOf(owner.orgId, delivery.monitor_id), (ids) =>
+        ids.length === 0 ? Effect.fail(deliveryNotFound(id)) : Effect.succeed(delivery)))
+
+/** `GET /webhooks/deliveries/{id}`. */
+export const delivery = (id: string) => route(noInput, (owner) => ownDelivery(owner, id))
+
+/** `GET /webhooks/deliveries/{id}/attempts`. */
+export const attempts = (id: string) =>
+  route(noInput, (owner) =>
+    Effect.flatMap(ownDelivery(owner, id), () => Effect.map(Webhooks.attempts(id), (data) => ({ data }))))
+
+const DELIVERY_STATUSES = ["pending", "delivering", "retrying", "delivered", "failed", "cancelled"] as const
+
+/** `POST /webhooks/deliveries`: the list, filtered by the body. */
+export const deliveries = route(
+  (caller) =>
+    fromQuery(() => {
+      const body = (caller.body ?? {}) as Record<string, unknown>
+      if (typeof body !== "object" || Array.isArray(body)) throw invalid("body", "must be a JSON object")
+      const known = ["type", "monitor_id", "run_id", "batch_id", "status", "created_after", "cursor", "limit"]
+      for (const key of Object.keys(body)) if (!known.includes(key)) throw invalid(key, "is not a member of this request")
+      if (body.type !== "monitor" && body.type !== "batch") throw invalid("type", "must be monitor or batch")
+      const text = (field: string) => {
+        const value = body[field]
+        if (value !== undefined && (typeof value !== "string" || value.length < 1 || value.length > 200)) throw invalid(field, "must be a string of 1 to 200 characters")
+        return value as string | undefined
+      }
+      const status = text("status")
+      if (status !== undefined && !DELIVERY_STATUSES.includes(status as never)) throw invalid("status", `must be one of ${DELIVERY_STATUSES.join(", ")}`)
+      const createdAfter = text("created_after")
+      const after = createdAfter === undefined ? undefined : new Date(createdAfter)
+      if (after !== undefined && Number.isNaN(after.getTime())) throw invalid("created_after", "must be an ISO 8601 date-time")
+      const limit = body.limit
+      if (limit !== undefined && (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > 100)) throw invalid("limit", "must be an integer from 1 to 100")
+      return {
+        type: body.type,
+        monitorId: text("monitor_id"),
+        runId: text("run_id"),
+        status: status as (typeof DELIVERY_STATUSES)[number] | undefined,
+        createdAfter: after,
+        cursor: text("cursor"),
+        limit: limit as number | undefined
+      }
+    }),
+  (owner, filter) =>
+    Effect.gen(function*() {
+      // Batches send no deliveries yet: their list is empty.
+      if (filter.type === "batch") return { data: [], has_more: false, next_cursor: null }
+      const monitorIds = yield* Monitors.monitorIdsOf(owner.orgId, filter.monitorId)
+      const page = yield* Webhooks.listDeliveries({ ...filter, monitorIds })
+      return { data: page.deliveries, has_more: page.next_cursor !== null, next_cursor: page.next_cursor }
+    })
+)
+
+/** `POST /webhooks/deliveries/{id}/retry` (`{ force? }`, `Idempotency-Key`). */
+export const retry = (id: string, idempotencyKey: string | undefined) =>
+  route(
+    (caller) =>
+      fromQuery(() => {
+        const body = (caller.body ?? {}) as Record<string, unknown>
+        for (const key of Object.keys(body)) if (key !== "force") throw invalid(key, "is not a member of this request")
+        if (body.force !== undefined && typeof body.force !== "boolean") throw invalid("force", "must be a boolean")
+        if (idempotencyKey !== undefined && (idempotencyKey.length < 1 || idempotencyKey.length > 255)) {
+          throw invalid("Idempotency-Key", "must be 1 to 255 characters")
+        }
+        return { force: body.force as boolean | undefined }
+      }),
+    (owner, input) =>
+      Effect.gen(function*() {
+        yield* ownDelivery(owner, id)
+        const queued = yield* Webhooks.retryByHand(id, { force: input.force, idempotencyKey }).pipe(
+          Effect.catchTag("DeliveryRetryRefused", (refused) =>
+            Effect.fail(new ApiFailure({ code: refused.error_code, detail: refusalMessage(refused.error_code, id) })))
+        )
+        return { id, queued: true, attempt: queued.attempt, replayed: queued.replayed }
+      })
+  )
+
+const refusalMessage = (code: string, id: string) => {
+  switch (code) {
+    case "DELIVERY_IN_PROGRESS":
+      return `Delivery ${id} is still being attempted; retry it once it has finished`
+    case "DELIVERY_ALREADY_DELIVERED":
+      return `Delivery ${id} was delivered; send {"force": true} to deliver it again`
+    case "DELIVERY_EXPIRED":
+      return `Delivery ${id} is older than 7 days and can no longer be retried`
+    case "DELIVERY_CANCELLED":
+      return `Delivery ${id} was cancelled`
+    default:
+      return `No webhook delivery ${id}`
+  }
+}
+
+const MONITOR = /^\/v1\/monitors\/([^/]+)(\/.*)?$/
+const DELIVERY = /^\/v1\/webhooks\/deliveries\/([^/]+)(\/.*)?$/
+
+/** The handler of a monitor or delivery route, or undefined when the path is not one. */
+export const routeOf = (
+  method: string,
+  path: string,
+  headers: Readonly<Record<string, string | undefined>>
+): Handler<any, any, never, any, any> | undefined => {
+  if (path === "/v1/monitors") return method === "POST" ? create : method === "GET" ? list : undefined
+  if (path === "/v1/webhooks/deliveries") return method === "POST" ? deliveries : undefined
+  const d = DELIVERY.exec(path)
+  if (d !== null) {
+    const id = decodeURIComponent(d[1]!)
+    if (d[2] === undefined && method === "GET") return delivery(id)
+    if (d[2] === "/attempts" && method === "GET") return attempts(id)
+    if (d[2] === "/retry" && method === "POST") return retry(id, headers["idempotency-key"])
+    return undefined
+  }
+  const m = MONITOR.exec(path)
+  if (m === null) return undefined
+  const first = decodeURIComponent(m[1]!)
+  const rest = m[2]
+  if (rest === undefined) {
+    if (method === "GET") {
+      if (first === "limits") return limits
+      if (first === "credit-usage") return creditUsage
+      if (first === "runs") return runs()
+      if (first === "changes") return changes()
+      return get(first)
+    }
+    if (method === "PATCH") return update(first)
+    if (method === "DELETE") return remove(first)
+    return undefined
+  }
+  if (first === "changes" && method === "GET" && /^\/[^/]+$/.test(rest)) return change(decodeURIComponent(rest.slice(1)))
+  if (rest === "/run" && method === "POST") return runNow(first)
+  if (rest === "/runs" && method === "GET") return runs(first)
+  if (rest.startsWith("/runs/") && method === "GET" && /^\/runs\/[^/]+$/.test(rest)) return run(first, decodeURIComponent(rest.slice(6)))
+  if (rest === "/changes" && method === "GET") return changes(first)
+  if (rest === "/webhook/rotate-secret" && method === "POST") return rotateSecret(first)
+  return undefined
+}

@@ -1,0 +1,315 @@
+/**
+ * The deterministic semantic judge: which changes matter to a monitor's `instructions`, decided from the words and
+ * values of the changed lines (no model, no network), and structured data read from pages by labels, tables and
+ * headings. Reproducible: the same texts always give the same verdict.
+ */
+import { lineChanges } from "./lineDiff.js"
+import { headingAbove } from "./page.js"
+
+/** A verdict (the shape of `ChangeDetection.Judgement`). */
+export interface Verdict {
+  readonly relevant: boolean
+  readonly confidence: number
+  readonly importance: "low" | "medium" | "high"
+  readonly evidence: ReadonlyArray<{ readonly before: string; readonly after: string; readonly url?: string | undefined }>
+  readonly title: string
+  readonly summary: string
+  readonly matched_urls: ReadonlyArray<string>
+}
+
+const STOP = new Set(("a an and any are as at be been but by can could did do does for from had has have how i if in into is it its " +
+  "let me my of on or our should so than that the their them then there these this those to up us was we what when where which " +
+  "who will with would you your tell notify alert watch monitor track know let change changes changed changing about page site " +
+  "please whenever every new updated update updates").split(" "))
+
+/** A crude English stem: enough to match "prices"/"price", "released"/"release", "shipping"/"ship". */
+export const stem = (word: string): string =>
+  word.length <= 4 ? word : word.replace(/(?:ies)$/, "y").replace(/(?:ing|ed|es|s)$/, "").replace(/e$/, "")
+
+const words = (text: string): Array<string> => (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])
+
+/** The terms of instructions: quoted phrases whole, other words stemmed without stop words. */
+export const termsOf = (instructions: string): { readonly phrases: ReadonlyArray<string>; readonly stems: ReadonlyArray<string> } => {
+  const phrases = [...instructions.matchAll(/["“']([^"”']{2,80})["”']/g)].map((m) => m[1]!.toLowerCase())
+  const rest = instructions.replace(/["“']([^"”']{2,80})["”']/g, " ")
+  const stems = [...new Set(words(rest).filter((w) => !STOP.has(w) && w.length > 1).map(stem))]
+  return { phrases, stems }
+}
+
+/** What kinds of values the instructions care about. */
+const intents = (instructions: string) => {
+  const text = instructions.toLowerCase()
+  return {
+    money: /\b(price|prices|pricing|cost|costs|fee|fees|plan|plans|subscription|discount|\$|€|£|usd|eur)\b|[$€£]/.test(text),
+    date: /\b(date|dates|deadline|release|released|schedule|when|launch|event|events|opening|hours)\b/.test(text),
+    version: /\b(version|versions|release|releases|changelog)\b/.test(text),
+    stock: /\b(stock|availability|available|sold out|inventory|in stock|out of stock)\b/.test(text)
+  }
+}
+
+const MONEY = /(?:[$€£¥]\s?\d[\d,]*(?:\.\d+)?|\d[\d,]*(?:\.\d+)?\s?(?:usd|eur|gbp|dollars?|euros?))/gi
+const NUMBER = /\d[\d,]*(?:\.\d+)?/g
+const DATE = /\b(?:\d{4}-\d{2}-\d{2}|\d{1,2}\/\d{1,2}\/\d{2,4}|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2}(?:, \d{4})?|\d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* \d{4})\b/gi
+const VERSION = /\bv?\d+\.\d+(?:\.\d+)?\b/g
+const STOCK = /\b(in stock|out of stock|sold out|available|unavailable|back ?order(?:ed)?|pre-?order)\b/gi
+
+const valuesOf = (text: string, pattern: RegExp) => (text.match(pattern) ?? []).map((v) => v.toLowerCase().replace(/\s+/g, " "))
+
+const differs = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) => a.join("|") !== b.join("|")
+
+const clip = (text: string, max = 300) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`)
+
+/** How strongly a changed block touches the instructions. */
+const scoreBlock = (
+  terms: ReturnType<typeof termsOf>,
+  want: ReturnType<typeof intents>,
+  removed: string,
+  added: string,
+  section: string
+) => {
+  const changed = `${removed}\n${added}`.toLowerCase()
+  const changedStems = new Set(words(changed).map(stem))
+  const sectionStems = new Set(words(section).map(stem))
+  const lineHits = terms.stems.filter((t) => changedStems.has(t)).length + terms.phrases.filter((p) => changed.includes(p)).length
+  const sectionHits = terms.stems.filter((t) => sectionStems.has(t)).length + terms.phrases.filter((p) => section.toLowerCase().includes(p)).length
+  const kinds: Array<{ kind: string; before: ReadonlyArray<string>; after: ReadonlyArray<string> }> = []
+  const consider = (on: boolean, kind: string, pattern: RegExp) => {
+    if (!on) return
+    const before = valuesOf(removed, pattern)
+    const after = valuesOf(added, pattern)
+    if ((before.length > 0 || after.length > 0) && differs(before, after)) kinds.push({ kind, before, after })
+  }
+  consider(want.money, "price", MONEY)
+  consider(want.date, "date", DATE)
+  consider(want.version, "version", VERSION)
+  consider(want.stock, "availability", STOCK)
+  // A changed bare number next to a matched word counts as a value change too (quantities, counts).
+  const numbers = lineHits > 0 && differs(valuesOf(removed, NUMBER), valuesOf(added, NUMBER))
+  return { lineHits, sectionHits, values: kinds, numbers }
+}
+
+/** Whether a page text change matters to `instructions`. */
+export const judgePage = (input: { readonly instructions: string; readonly url: string; readonly before: string; readonly after: string }): Verdict => {
+  const terms = termsOf(input.instructions)
+  const want = intents(input.instructions)
+  const changes = lineChanges(input.before, input.after)
+  const scored = changes.blocks.map((block) => {
+    const removed = block.removed.join("\n")
+    const added = block.added.join("\n")
+    const section = headingAbove(changes.after, block.afterStart) ?? headingAbove(changes.before, block.beforeStart) ?? ""
+    return { removed, added, section, ...scoreBlock(terms, want, removed, added, section) }
+  })
+  const matched = scored.filter((s) => s.lineHits > 0 || (s.sectionHits > 0 && (s.values.length > 0 || s.numbers)) || (s.values.length > 0 && s.sectionHits + s.lineHits > 0))
+  // A value of the wanted kind that changed counts even without a matching word when the instructions are only about it.
+  const valueOnly = scored.filter((s) => !matched.includes(s) && s.values.length > 0 && terms.stems.length <= 3)
+  const relevantBlocks = [...matched, ...valueOnly]
+  if (relevantBlocks.length === 0) {
+    return {
+      relevant: false,
+      confidence: changes.blocks.length === 0 ? 0 : 0.1,
+      importance: "low",
+      evidence: [],
+      title: `Unrelated change on ${input.url}`,
+      summary: `${changes.blocks.length} changed region(s), none about: ${input.instructions.slice(0, 120)}`,
+      matched_urls: []
+    }
+  }
+  const best = relevantBlocks.reduce((a, b) => (b.lineHits * 2 + b.sectionHits + b.values.length * 3 > a.lineHits * 2 + a.sectionHits + a.values.length * 3 ? b : a))
+  const valueChanged = relevantBlocks.some((s) => s.values.length > 0 || s.numbers)
+  const lineHits = Math.max(...relevantBlocks.map((s) => s.lineHits))
+  const sectionHits = Math.max(...relevantBlocks.map((s) => s.sectionHits))
+  const confidence = Math.min(0.97, 0.35 + 0.15 * Math.min(lineHits, 3) + 0.1 * Math.min(sectionHits, 2) + (valueChanged ? 0.25 : 0))
+  const importance = valueChanged && (lineHits > 0 || sectionHits > 0) ? "high" : lineHits > 0 ? "medium" : "low"
+  const value = best.values[0]
+  const title = value !== undefined && value.before.length > 0 && value.after.length > 0
+    ? `${value.kind[0]!.toUpperCase()}${value.kind.slice(1)} changed from ${value.before[0]} to ${value.after[0]}`
+    : best.section !== ""
+    ? `Relevant change in '${best.section}'`
+    : `Relevant change on ${input.url}`
+  return {
+    relevant: true,
+    confidence: Math.round(confidence * 100) / 100,
+    importance,
+    evidence: relevantBlocks.slice(0, 5).map((s) => ({ before: clip(s.removed), after: clip(s.added), url: input.url })),
+    title,
+    summary: `${relevantBlocks.length} of ${changes.blocks.length} changed region(s) concern the instructions` +
+      (best.section === "" ? "" : `; mainly '${best.section}'`) + (value === undefined ? "" : `; ${value.kind}: ${value.before.join(", ") || "none"} → ${value.after.join(", ") || "none"}`),
+    matched_urls: [input.url]
+  }
+}
+
+// ---- Structured data ----
+
+/** The pages an extraction reads. */
+export interface Page {
+  readonly url: string
+  readonly title: string
+  readonly text: string
+}
+
+const clean = (text: string) => text.replace(/[*_`]/g, "").replace(/\[([^\]]*)\]\([^)]*\)/g, "$1").trim()
+
+const labelMatches = (label: string, property: string) => {
+  const a = words(label).map(stem).join(" ")
+  const b = words(property.replace(/([a-z])([A-Z])/g, "$1 $2").replace(/_/g, " ")).map(stem).join(" ")
+  return a !== "" && b !== "" && (a === b || a.includes(b) || b.includes(a))
+}
+
+/** Candidate "label: value" pairs of a Markdown text: label lines, bold labels, table rows. */
+const pairsOf = (text: string): Array<{ label: string; value: string }> => {
+  const pairs: Array<{ label: string; value: string }> = []
+  for (const raw of text.split("\n")) {
+    const line = raw.replace(/^\s*(?:[-*+]|\d+\.)\s+/, "")
+    const bold = /^\*\*([^*]{1,60})\*\*:?\s*(.+)$/.exec(line)
+    if (bold !== null) {
+      pairs.push({ label: clean(bold[1]!), value: clean(bold[2]!.replace(/^:\s*/, "")) })
+      continue
+    }
+    const colon = /^([^:|]{1,60}):\s+(.+)$/.exec(line)
+    if (colon !== null && !/^https?$/i.test(colon[1]!.trim())) {
+      pairs.push({ label: clean(colon[1]!), value: clean(colon[2]!) })
+      continue
+    }
+    const row = /^\|(.+)\|\s*$/.exec(line)
+    if (row !== null) {
+      const cells = row[1]!.split("|").map((c) => clean(c))
+      if (cells.length >= 2 && !cells.every((c) => /^:?-{2,}:?$/.test(c))) pairs.push({ label: cells[0]!, value: cells.slice(1).join(" ").trim() })
+    }
+  }
+  return pairs
+}
+
+/** Bullet items under the heading matching `property`. */
+const listUnder = (text: string, property: string): Array<string> | undefined => {
+  const lines = text.split("\n")
+  for (let i = 0; i < lines.length; i++) {
+    const heading = /^#{1,6}\s+(.+)$/.exec(lines[i]!)
+    if (heading === null || !labelMatches(clean(heading[1]!), property)) continue
+    const items: Array<string> = []
+    for (let j = i + 1; j < lines.length && !/^#{1,6}\s/.test(lines[j]!); j++) {
+      const item = /^\s*(?:[-*+]|\d+\.)\s+(.+)$/.exec(lines[j]!)
+      if (item !== null) items.push(clean(item[1]!))
+    }
+    if (items.length > 0) return items
+  }
+  return undefined
+}
+
+/** The first paragraph under the heading matching `property`. */
+const paragraphUnder = (text: string, property: string): string | undefined => {
+  const lines = text.split("\n")
+  for (let i = 0; i < lines.length; i++) {
+    const heading = /^#{1,6}\s+(.+)$/.exec(lines[i]!)
+    if (heading === null || !labelMatches(clean(heading[1]!), property)) continue
+    for (let j = i + 1; j < lines.length && !/^#{1,6}\s/.test(lines[j]!); j++) {
+      if (lines[j]!.trim() !== "" && !/^\s*(?:[-*+]|\d+\.)\s/.test(lines[j]!)) return clean(lines[j]!)
+    }
+  }
+  return undefined
+}
+
+/** Coerces text to a JSON Schema type. */
+export const coerce = (value: string, type: unknown): unknown => {
+  switch (type) {
+    case "number":
+    case "integer": {
+      const match = /-?\d[\d,]*(?:\.\d+)?/.exec(value)
+      if (match === null) return null
+      const n = Number(match[0].replace(/,/g, ""))
+      return type === "integer" ? Math.round(n) : n
+    }
+    case "boolean": {
+      const text = value.toLowerCase()
+      if (/\b(out of stock|sold out|unavailable|no|false|none)\b/.test(text)) return false
+      if (/\b(in stock|available|yes|true|included)\b/.test(text)) return true
+      return null
+    }
+    case "array":
+      return value.split(/\s*[,;]\s*/).filter((v) => v !== "")
+    default:
+      return value
+  }
+}
+
+const firstParagraphs = (text: string) =>
+  text.split(/\n{2,}/).map((p) => p.trim()).filter((p) => p !== "" && !/^#{1,6}\s/.test(p) && !/^\s*(?:[-*+]|\d+\.)\s/.test(p) && !/^\|/.test(p))
+
+/** Structured data of the pages: per schema property, or a summary and key points. */
+export const extract = (input: { readonly instructions: string; readonly schema?: Readonly<Record<string, unknown>> | undefined; readonly pages: ReadonlyArray<Page> }): Record<string, unknown> => {
+  const properties = (input.schema?.properties ?? undefined) as Record<string, { type?: unknown }> | undefined
+  if (properties !== undefined && typeof properties === "object") {
+    const data: Record<string, unknown> = {}
+    for (const [name, definition] of Object.entries(properties)) {
+      const type = definition?.type
+      let found: unknown = null
+      for (const page of input.pages) {
+        if (type === "array") {
+          const items = listUnder(page.text, name)
+          if (items !== undefined) {
+            found = items
+            break
+          }
+        }
+        const pair = pairsOf(page.text).find((p) => labelMatches(p.label, name))
+        const text = pair?.value ?? paragraphUnder(page.text, name)
+        if (text !== undefined) {
+          const value = coerce(text, type)
+          if (value !== null) {
+            found = value
+            break
+          }
+        }
+      }
+      data[name] = found
+    }
+    return data
+  }
+  const terms = termsOf(input.instructions)
+  const paragraphs = input.pages.flatMap((p) => firstParagraphs(p.text))
+  const summary = clean(paragraphs.slice(0, 3).join(" ")).slice(0, 500)
+  const candidates = input.pages.flatMap((p) =>
+    p.text.split("\n").filter((l) => /^\s*(?:[-*+]|\d+\.)\s|^#{1,6}\s/.test(l)).map((l) => clean(l.replace(/^\s*(?:[-*+]|\d+\.|#{1,6})\s+/, ""))))
+  const relevant = candidates.filter((l) => terms.stems.some((t) => words(l).map(stem).includes(t)))
+  const keyPoints = [...new Set([...relevant, ...candidates])].filter((l) => l !== "").slice(0, 10)
+  return { summary, key_points: keyPoints }
+}
+
+const show = (value: unknown) => (value === null || value === undefined ? "none" : typeof value === "string" ? value : JSON.stringify(value))
+
+const same = (a: unknown, b: unknown): boolean => {
+  if (Array.isArray(a) && Array.isArray(b)) {
+    const left = new Set(a.map((v) => JSON.stringify(v)))
+    const right = new Set(b.map((v) => JSON.stringify(v)))
+    return left.size === right.size && [...left].every((v) => right.has(v))
+  }
+  return JSON.stringify(a) === JSON.stringify(b)
+}
+
+/** Whether extracted data changed in a way the instructions care about; undefined when it did not change. */
+export const judgeExtract = (input: { readonly instructions: string; readonly before: Readonly<Record<string, unknown>>; readonly after: Readonly<Record<string, unknown>>; readonly urls: ReadonlyArray<string> }): Verdict | undefined => {
+  const fields = [...new Set([...Object.keys(input.before), ...Object.keys(input.after)])]
+  const changed = fields.filter((f) => !same(input.before[f], input.after[f]))
+  if (changed.length === 0) return undefined
+  const terms = termsOf(input.instructions)
+  const want = intents(input.instructions)
+  const related = changed.filter((f) => {
+    const text = `${f.replace(/_/g, " ")} ${show(input.before[f])} ${show(input.after[f])}`
+    return terms.stems.some((t) => words(text).map(stem).includes(t)) || terms.phrases.some((p) => text.toLowerCase().includes(p))
+  })
+  const numeric = changed.some((f) => typeof input.before[f] === "number" || typeof input.after[f] === "number" ||
+    (want.money && MONEY.test(`${show(input.before[f])} ${show(input.after[f])}`)))
+  MONEY.lastIndex = 0
+  // Without a field about the instructions, a change is still reported, less confidently: the data was chosen for them.
+  const relevant = true
+  const confidence = related.length > 0 ? Math.min(0.95, 0.6 + 0.1 * related.length + (numeric ? 0.1 : 0)) : 0.55
+  const first = related[0] ?? changed[0]!
+  return {
+    relevant,
+    confidence: Math.round(confidence * 100) / 100,
+    importance: numeric ? "high" : "medium",
+    evidence: changed.slice(0, 10).map((f) => ({ before: `${f}: ${show(input.before[f])}`, after: `${f}: ${show(input.after[f])}`, url: input.urls[0] })),
+    title: `${first.replace(/_/g, " ")} changed from ${clip(show(input.before[first]), 60)} to ${clip(show(input.after[first]), 60)}`,
+    summary: `${changed.length} field(s) changed: ${changed.join(", ")}`,
+    matched_urls: [...input.urls]
+  }
+}

@@ -23,8 +23,11 @@ const STOP = new Set(("a an and any are as at be been but by can could did do do
   "please whenever every new updated update updates").split(" "))
 
 /** A crude English stem: enough to match "prices"/"price", "released"/"release", "shipping"/"ship". */
-export const stem = (word: string): string =>
-  word.length <= 4 ? word : word.replace(/(?:ies)$/, "y").replace(/(?:ing|ed|es|s)$/, "").replace(/e$/, "")
+export const stem = (word: string): string => {
+  const once = (w: string) => (w.length <= 4 ? w : w.replace(/(?:ies)$/, "y").replace(/(?:ing|ed|es|s)$/, "").replace(/e$/, ""))
+  // Twice, so "openings" and "open" meet.
+  return once(once(word))
+}
 
 const words = (text: string): Array<string> => (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])
 
@@ -99,7 +102,8 @@ export const judgePage = (input: { readonly instructions: string; readonly url: 
     const section = headingAbove(changes.after, block.afterStart) ?? headingAbove(changes.before, block.beforeStart) ?? ""
     return { removed, added, section, ...scoreBlock(terms, want, removed, added, section) }
   })
-  const matched = scored.filter((s) => s.lineHits > 0 || (s.sectionHits > 0 && (s.values.length > 0 || s.numbers)) || (s.values.length > 0 && s.sectionHits + s.lineHits > 0))
+  // A block is about the instructions when its lines or the section it sits in name what they care about.
+  const matched = scored.filter((s) => s.lineHits > 0 || s.sectionHits > 0)
   // A value of the wanted kind that changed counts even without a matching word when the instructions are only about it.
   const valueOnly = scored.filter((s) => !matched.includes(s) && s.values.length > 0 && terms.stems.length <= 3)
   const relevantBlocks = [...matched, ...valueOnly]
@@ -118,7 +122,7 @@ export const judgePage = (input: { readonly instructions: string; readonly url: 
   const valueChanged = relevantBlocks.some((s) => s.values.length > 0 || s.numbers)
   const lineHits = Math.max(...relevantBlocks.map((s) => s.lineHits))
   const sectionHits = Math.max(...relevantBlocks.map((s) => s.sectionHits))
-  const confidence = Math.min(0.97, 0.35 + 0.15 * Math.min(lineHits, 3) + 0.1 * Math.min(sectionHits, 2) + (valueChanged ? 0.25 : 0))
+  const confidence = Math.min(0.97, 0.4 + 0.15 * Math.min(lineHits, 3) + 0.15 * Math.min(sectionHits, 2) + (valueChanged ? 0.25 : 0))
   const importance = valueChanged && (lineHits > 0 || sectionHits > 0) ? "high" : lineHits > 0 ? "medium" : "low"
   const value = best.values[0]
   const title = value !== undefined && value.before.length > 0 && value.after.length > 0

@@ -1,8 +1,11 @@
 /**
  * bench/http: cache-hit `GET /v1/web/scrape/markdown` through the whole request pipeline (authentication, rate limit,
  * credit reservation and charge, request log) on embedded PGlite, against a bare `node:http` server returning the same
- * bytes. Same load generator (an undici pool with N requests in flight), same concurrency, same run.
- * Target: Sift's requests/s at least 1/5 of the bare server's.
+ * bytes. Same load generator (an undici pool with N requests in flight, in this process), same concurrency, same run.
+ * Sift runs on the listener `sift serve` uses (`Server.layerListener`: HTTPS rule, access log, and the API front that
+ * answers `/v1/` without `@effect/platform`'s Node handler); logging at warning, so the access log is skipped.
+ * Target: Sift's requests/s at least 1/5 of the bare server's. The figures swing with the machine's load (the load
+ * generator, the server and PGlite's worker thread share its cores): report `uptime` with them.
  *
  *   npm run bench -- http [--seconds 5] [--rounds 3] [--warmup 3] [--concurrency 32]
  */

@@ -8,11 +8,10 @@ import type { AddressInfo } from "node:net"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as Auth from "@sift/auth"
 import { Fetcher } from "@sift/core"
-import { App } from "@sift/http"
+import { App, Server } from "@sift/http"
 import { CacheStore, Migrations, Sql } from "@sift/store"
 import { type Clock, Effect, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
 
@@ -36,7 +35,8 @@ export const startService = async (
     Effect.provide(Migrations.run({ store: Migrations.store, ...App.migrations }), context))
   const live = Layer.mergeAll(App.layerApi, Auth.layer, HttpServer.layerContext).pipe(
     Layer.provideMerge(Layer.mergeAll(
-      NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }),
+      // The listener `sift serve` runs (HTTPS rule, access log, the API front for /v1/).
+      Server.layerListener({ port: 0, host: "127.0.0.1" }),
       Fetcher.layer({ allowPrivateTargets: true }),
       CacheStore.layer()
     )),

@@ -13,6 +13,7 @@ import { Cache, Fetcher, Renderer } from "@sift/core"
 import { CacheStore, Migrations, Sql } from "@sift/store"
 import { Cause, Effect, Exit, Layer, Option, Scope } from "effect"
 import * as path from "node:path"
+import { parseTrustedProxies, type TrustedProxies } from "./internal/server/httpsRule.js"
 import * as listener from "./internal/server/listener.js"
 import * as logger from "./internal/server/logger.js"
 import * as ServiceConfig from "./ServiceConfig.js"
@@ -60,6 +61,30 @@ export const layerDatabase = (
     Sql.layerConfig({ lockInfo: { role } }),
     (context) => Effect.provide(Migrations.run({ store: Migrations.store, ...migrations }), context)
   )
+
+/**
+ * The service's listener alone, as an `HttpServer` layer (HTTP on `host`:`port`, loopback by default; the HTTPS rule,
+ * the access log and the API front as `run` has them): for embedding the application and for benchmarks.
+ *
+ * @category layers
+ */
+export const layerListener = (
+  options: { readonly host?: string; readonly port?: number } = {}
+): Layer.Layer<HttpServer.HttpServer, unknown> =>
+  Layer.scoped(
+    HttpServer.HttpServer,
+    Effect.map(
+      listener.make({
+        host: options.host ?? "127.0.0.1",
+        port: options.port ?? 0,
+        tls: Option.none(),
+        trustedProxies: noTrustedProxies
+      }),
+      (open) => open.httpServer
+    )
+  )
+
+const noTrustedProxies = parseTrustedProxies("") as TrustedProxies
 
 /** Resolves with the name of the first SIGINT or SIGTERM; a second one ends the process at once. */
 const awaitSignal: Effect.Effect<string> = Effect.async<string>((resume) => {

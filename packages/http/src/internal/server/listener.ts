@@ -1,7 +1,8 @@
 /**
  * The Node listener under the API: a `node:http` or `node:https` server handed to `NodeHttpServer`, wrapped so that
  * everything served on it passes the HTTPS rule and the access log first, and counted so shutdown can wait for the
- * requests in flight.
+ * requests in flight. Requests under `/v1/` are answered by the API front (`apiFront.ts`) on the same application;
+ * the rest by the platform's handler.
  */
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as HttpServer from "@effect/platform/HttpServer"
@@ -15,7 +16,11 @@ import * as fs from "node:fs"
 import * as http from "node:http"
 import * as https from "node:https"
 import type { ServiceConfig } from "../../ServiceConfig.js"
+import * as ApiFront from "./apiFront.js"
 import { isLoopbackBind, refusal } from "./httpsRule.js"
+
+/** What the listener reads of the service configuration. */
+export type ListenerConfig = Pick<ServiceConfig, "host" | "port" | "tls" | "trustedProxies">
 
 /** The running listener: the Node server, its public URL and what shutdown needs. */
 export interface Listener {
@@ -33,7 +38,7 @@ export interface Listener {
 const formatHost = (host: string) => host.includes(":") ? `[${host}]` : host
 
 /** The middleware every request passes first: the HTTPS rule, then the access log around the app. */
-const frontDoor = (config: ServiceConfig): HttpMiddleware.HttpMiddleware => {
+const frontDoor = (config: ListenerConfig): HttpMiddleware.HttpMiddleware => {
   const loopbackBind = isLoopbackBind(config.host)
   const tls = Option.isSome(config.tls)
   return (app) =>
@@ -77,7 +82,7 @@ const frontDoor = (config: ServiceConfig): HttpMiddleware.HttpMiddleware => {
  * Opens the listener for the scope: HTTPS when TLS files are configured, else HTTP; fails if the port is taken.
  * The Node server closes when the scope closes (after `stopAccepting`, that is immediate).
  */
-export const make = (config: ServiceConfig): Effect.Effect<Listener, unknown, Scope.Scope> =>
+export const make = (config: ListenerConfig): Effect.Effect<Listener, unknown, Scope.Scope> =>
   Effect.gen(function*() {
     const server: http.Server = Option.match(config.tls, {
       onNone: () => http.createServer(),
@@ -86,27 +91,59 @@ export const make = (config: ServiceConfig): Effect.Effect<Listener, unknown, Sc
     })
     let inFlight = 0
     let waiters: Array<() => void> = []
-    server.on("request", (_req, res: http.ServerResponse) => {
+    const finished = () => {
+      inFlight--
+      if (inFlight === 0) {
+        const ready = waiters
+        waiters = []
+        for (const wake of ready) wake()
+      }
+    }
+    // The one "request" listener: counts, then hands the request to the API front or to the platform's handler.
+    type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void
+    let served: { readonly platform: Handler; readonly api: Handler } | undefined
+    server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => {
       inFlight++
-      res.once("close", () => {
-        inFlight--
-        if (inFlight === 0) {
-          const ready = waiters
-          waiters = []
-          for (const wake of ready) wake()
-        }
-      })
+      res.once("close", finished)
+      if (served === undefined) return
+      if (ApiFront.isApiRequest(req.url)) served.api(req, res)
+      else served.platform(req, res)
     })
     const inner = yield* NodeHttpServer.make(() => server, { host: config.host, port: config.port })
     const address = inner.address
     const port = address._tag === "TcpAddress" ? address.port : config.port
     const scheme = Option.isSome(config.tls) ? "https" : "http"
     const door = frontDoor(config)
-    const httpServer = HttpServer.make({
-      address,
-      serve: ((app: any, middleware?: HttpMiddleware.HttpMiddleware) =>
-        inner.serve(app, (served: any) => door(middleware === undefined ? served : middleware(served)))) as any
-    })
+    const loopbackBind = isLoopbackBind(config.host)
+    const tls = Option.isSome(config.tls)
+    const front: ApiFront.FrontOptions = {
+      refusal: (req) =>
+        refusal({
+          loopbackBind,
+          tls,
+          trustedProxies: config.trustedProxies,
+          remoteAddress: req.socket.remoteAddress,
+          forwardedProto: req.headers["x-forwarded-proto"] as string | undefined
+        })
+    }
+    const serve = (app: any, middleware?: HttpMiddleware.HttpMiddleware) =>
+      Effect.gen(function*() {
+        if (served !== undefined) return yield* Effect.dieMessage("listener: an application is already served")
+        // The platform registers its own "request" listener (and the upgrade one); it is taken over so that every
+        // request is counted first and `/v1/` never reaches it.
+        const before = new Set(server.listeners("request"))
+        yield* inner.serve(app, (handled: any) => door(middleware === undefined ? handled : middleware(handled)))
+        const added = server.listeners("request").filter((listener) => !before.has(listener))
+        if (added.length !== 1) return yield* Effect.dieMessage(`listener: expected one platform request handler, found ${added.length}`)
+        const platform = added[0] as Handler
+        server.off("request", platform)
+        const api = yield* ApiFront.makeHandler(middleware === undefined ? app : middleware(app), front)
+        served = { platform, api }
+        yield* Effect.addFinalizer(() => Effect.sync(() => {
+          served = undefined
+        }))
+      })
+    const httpServer = HttpServer.make({ address, serve: serve as any })
     const drained = Effect.gen(function*() {
       if (inFlight === 0) return
       const done = yield* Deferred.make<void>()

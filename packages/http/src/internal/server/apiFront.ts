@@ -1,0 +1,156 @@
+/**
+ * The API front: requests under `/v1/` are answered by running the application's Effect directly on a fiber of the
+ * runtime it was served with, and writing its response with `writeHead`/`end`. `@effect/platform`'s Node handler
+ * (its request object, `HttpApp.toHandled`, the tracer middleware, the response writer waiting on the socket) costs
+ * more than the whole pipeline of a cache hit (bench/http); everything else (MCP, the OAuth and agent routes, hosted
+ * files) still goes through the platform's handler.
+ *
+ * Kept exactly as on the platform path: the HTTPS rule and the access log (as `listener.ts`'s front door does them),
+ * the handler running uninterruptibly with a request scope (the pipeline makes the work itself interruptible), the
+ * fiber interrupted when the client goes away, errors turned into responses by `HttpServerError.causeResponse`, HEAD
+ * without a body, cookies as `Set-Cookie`. No tracing span is made (the Sift application disables them anyway).
+ */
+import type * as HttpApp from "@effect/platform/HttpApp"
+import * as Cookies from "@effect/platform/Cookies"
+import * as HttpServerError from "@effect/platform/HttpServerError"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { Context, Effect, FiberRef, FiberRefs, LogLevel, Runtime, RuntimeFlags } from "effect"
+import { randomUUID } from "node:crypto"
+import type * as http from "node:http"
+import { Readable } from "node:stream"
+import { NodeServerRequest } from "./nodeRequest.js"
+
+/** Whether a request is the API front's to answer (origin-form `/v1/...` targets). */
+export const isApiRequest = (url: string | undefined): boolean => url !== undefined && url.startsWith("/v1/")
+
+/** What the front needs to know about the listener. */
+export interface FrontOptions {
+  /** Why the HTTPS rule refuses this request, or undefined when it may proceed. */
+  readonly refusal: (request: http.IncomingMessage) => string | undefined
+}
+
+/** A request with the response it is answered on and when it arrived (for the access log). */
+class FrontRequest extends NodeServerRequest {
+  constructor(source: http.IncomingMessage, readonly response: http.ServerResponse, readonly started: number) {
+    super(source)
+  }
+}
+
+/** Writes a response as `@effect/platform-node` does; waits only when the body is streamed. */
+const write = (request: FrontRequest, response: HttpServerResponse.HttpServerResponse, runtime: Runtime.Runtime<never>): Effect.Effect<void> => {
+  const res = request.response
+  if (res.writableEnded) return Effect.void
+  let headers: http.OutgoingHttpHeaders = response.headers
+  if (!Cookies.isEmpty(response.cookies)) {
+    const toSet = Cookies.toSetCookieHeaders(response.cookies)
+    if (headers["set-cookie"] !== undefined) toSet.push(headers["set-cookie"] as string)
+    headers = { ...headers, "set-cookie": toSet }
+  }
+  if (request.source.method === "HEAD") {
+    res.writeHead(response.status, headers).end()
+    return Effect.void
+  }
+  const body = response.body
+  switch (body._tag) {
+    case "Empty":
+      res.writeHead(response.status, headers).end()
+      return Effect.void
+    case "Uint8Array":
+      res.writeHead(response.status, headers).end(body.body)
+      return Effect.void
+    case "Raw":
+      if (typeof body.body === "object" && body.body !== null && typeof (body.body as Readable).pipe === "function") {
+        res.writeHead(response.status, headers)
+        return pipe(body.body as Readable, res)
+      }
+      res.writeHead(response.status, headers).end(body.body as string | Uint8Array)
+      return Effect.void
+    default: {
+      // Streams and form data (no API route sends them today): through the web conversion, within the request scope.
+      const web = HttpServerResponse.toWeb(response, { runtime })
+      res.writeHead(response.status, body._tag === "FormData" ? { ...headers, ...Object.fromEntries(web.headers) } : headers)
+      if (web.body === null) {
+        res.end()
+        return Effect.void
+      }
+      return pipe(Readable.fromWeb(web.body as import("node:stream/web").ReadableStream), res)
+    }
+  }
+}
+
+const pipe = (from: Readable, to: http.ServerResponse): Effect.Effect<void> =>
+  Effect.async<void>((resume) => {
+    from.pipe(to)
+    from.once("error", (error) => {
+      to.destroy(error)
+      resume(Effect.void)
+    })
+    to.once("close", () => resume(Effect.void))
+  }).pipe(Effect.interruptible)
+
+const refused = (why: string) => {
+  const requestId = randomUUID()
+  return HttpServerResponse.unsafeJson(
+    { request_id: requestId, error_code: "FORBIDDEN", message: why },
+    { status: 403, headers: { "x-request-id": requestId } }
+  )
+}
+
+/**
+ * The front's Node request handler for `app`, on the runtime of the effect that makes it (the one the application
+ * was served with). Only call it for requests `isApiRequest` accepts.
+ */
+export const makeHandler = <E, R>(
+  app: HttpApp.Default<E, R>,
+  options: FrontOptions
+): Effect.Effect<(req: http.IncomingMessage, res: http.ServerResponse) => void, never, Exclude<R, HttpServerRequest.HttpServerRequest>> =>
+  Effect.map(Effect.runtime<Exclude<R, HttpServerRequest.HttpServerRequest>>(), (runtime) => {
+    // The access log is written at info; skipped entirely when the runtime logs less (benchmarks).
+    const accessLog = LogLevel.greaterThanEqual(
+      LogLevel.Info,
+      FiberRefs.getOrDefault(runtime.fiberRefs, FiberRef.currentMinimumLogLevel)
+    )
+    const answer = (request: FrontRequest, response: HttpServerResponse.HttpServerResponse) => {
+      const written = write(request, response, runtime as Runtime.Runtime<never>)
+      if (!accessLog) return written
+      const path = request.url.split("?")[0] ?? request.url
+      return Effect.zipRight(
+        written,
+        Effect.log(`${request.method} ${path} ${response.status}`).pipe(Effect.annotateLogs({
+          request_id: response.headers["x-request-id"] ?? null,
+          method: request.method,
+          path,
+          status: response.status,
+          latency_ms: Date.now() - request.started
+        }))
+      )
+    }
+    // One program for every request: the request (with its response) comes from the context.
+    const program = Effect.flatMap(HttpServerRequest.HttpServerRequest, (current) => {
+      const request = current as FrontRequest
+      const why = options.refusal(request.source)
+      if (why !== undefined) return answer(request, refused(why))
+      return Effect.matchCauseEffect(app as HttpApp.Default<unknown, never>, {
+        onSuccess: (response) => answer(request, response),
+        onFailure: (cause) => Effect.flatMap(HttpServerError.causeResponse(cause), ([response]) => answer(request, response))
+      })
+    }).pipe(Effect.scoped)
+    // The fiber starts uninterruptible, with the request already in its context: the same as wrapping the program in
+    // `Effect.uninterruptible` and `Effect.provideService`, without their steps on every request.
+    const context = runtime.context as Context.Context<unknown>
+    const runtimeFlags = RuntimeFlags.disable(runtime.runtimeFlags, RuntimeFlags.Interruption)
+    const fiberRefs = runtime.fiberRefs
+
+    return (req: http.IncomingMessage, res: http.ServerResponse) => {
+      const request = new FrontRequest(req, res, Date.now())
+      const fiber = Runtime.runFork(Runtime.make({
+        context: Context.add(context, HttpServerRequest.HttpServerRequest, request),
+        runtimeFlags,
+        fiberRefs
+      }))(program)
+      res.on("close", () => {
+        if (!res.writableEnded) fiber.unsafeInterruptAsFork(HttpServerError.clientAbortFiberId)
+      })
+    }
+  })

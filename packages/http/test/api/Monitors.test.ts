@@ -470,6 +470,63 @@ for (const backend of backends) {
       expect(change.removed_urls).toEqual(urls(["blog/b", "blog/c"]))
     }, 60_000)
 
+    it("semantic page monitors record only the changes their instructions care about", async () => {
+      const { secret } = await service.key()
+      const client = new ContextDev({ apiKey: secret, baseURL: service.baseUrl, maxRetries: 0 })
+      const path = `/semantic-${backend.name}`
+      const body = (price: string, news: string) => article("Plans", [`The team plan costs ${price} per seat.`, `Latest news: ${news}.`])
+      site.pages.set(path, { status: 200, body: body("$20", "we moved offices") })
+      const created = await client.monitors.create({
+        name: "Plans",
+        target: { type: "page", url: `${site.url}${path}`, instructions: "Tell me when prices change" },
+        change_detection: { type: "semantic", confidence_threshold: 0.6 }
+      })
+      await waitRun(client, created.id, created.initial_run_id!)
+      site.pages.set(path, { status: 200, body: body("$20", "we hired a designer") })
+      const unrelated = await waitRun(client, created.id, (await client.monitors.run(created.id)).run_id)
+      expect(unrelated).toMatchObject({ status: "completed", change_detected: false, credits_charged: 1 })
+      site.pages.set(path, { status: 200, body: body("$25", "we hired a designer") })
+      const priced = await waitRun(client, created.id, (await client.monitors.run(created.id)).run_id)
+      expect(priced.change_detected).toBe(true)
+      const change = await client.monitors.retrieveChange(priced.change_id!)
+      expect(change).toMatchObject({ change_detection_type: "semantic", importance: "high", title: "Price changed from $20 to $25", matched_urls: [`${site.url}${path}`] })
+      expect(change.diff).toContain("+The team plan costs $25 per seat.")
+      expect(change.evidence![0]).toMatchObject({ before: "The team plan costs $20 per seat.", after: "The team plan costs $25 per seat." })
+    }, 60_000)
+
+    it("extract targets read linked pages, compare the data field by field, and cost 10 credits a run", async () => {
+      const { orgId, secret } = await service.key({ credits: 100 })
+      const client = new ContextDev({ apiKey: secret, baseURL: service.baseUrl, maxRetries: 0 })
+      const root = `/shop-${backend.name}`
+      const product = (price: string) =>
+        `<!doctype html><html><head><title>Kettle</title></head><body><main><h1>Copper kettle</h1><p>Hand-made in Lisbon.</p>` +
+        `<p><a href="${root}/details">Details</a></p></main></body></html>`
+      const details = (price: string) =>
+        `<!doctype html><html><head><title>Details</title></head><body><main><h1>Details</h1><table><tr><th>Price</th><td>${price}</td></tr>` +
+        `<tr><th>Availability</th><td>In stock</td></tr></table><p>Ships in two days.</p></main></body></html>`
+      site.pages.set(root, { status: 200, body: product("$10") })
+      site.pages.set(`${root}/details`, { status: 200, body: details("$10") })
+      const created = await client.monitors.create({
+        name: "Kettle price",
+        target: { type: "extract", url: `${site.url}${root}`, instructions: "Tell me when the price changes", schema: { type: "object", properties: { price: { type: "number" }, availability: { type: "boolean" } } }, max_pages: 3, max_depth: 1 }
+      })
+      expect(created.change_detection).toEqual({ type: "semantic" })
+      const baseline = await waitRun(client, created.id, created.initial_run_id!)
+      expect(baseline).toMatchObject({ status: "completed", credits_charged: 10 })
+      const withBaseline = (await client.monitors.retrieve(created.id)).baseline as { data: Record<string, unknown>; urls_analyzed: Array<string> }
+      expect(withBaseline.data).toEqual({ price: 10, availability: true })
+      expect(withBaseline.urls_analyzed).toEqual([`${site.url}${root}`, `${site.url}${root}/details`])
+      site.pages.set(`${root}/details`, { status: 200, body: details("$12") })
+      const queued = await client.monitors.run(created.id)
+      const run = await waitRun(client, created.id, queued.run_id)
+      expect(run).toMatchObject({ status: "completed", change_detected: true, credits_charged: 10, change_detection_type: "semantic", target_type: "extract" })
+      const change = await client.monitors.retrieveChange(run.change_id!)
+      expect(change).toMatchObject({ target_type: "extract", importance: "high", title: "price changed from 10 to 12" })
+      expect(change.evidence).toEqual([{ before: "price: 10", after: "price: 12", url: `${site.url}${root}` }])
+      expect(change.confidence).toBeGreaterThanOrEqual(0.5)
+      expect(await balance(orgId)).toBe(80)
+    }, 60_000)
+
     it("the scheduler runs a due monitor once and moves next_run_at to its next slot", async () => {
       const { secret } = await service.key()
       const client = new ContextDev({ apiKey: secret, baseURL: service.baseUrl, maxRetries: 0 })

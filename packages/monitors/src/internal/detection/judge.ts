@@ -123,7 +123,9 @@ export const judgePage = (input: { readonly instructions: string; readonly url: 
   const lineHits = Math.max(...relevantBlocks.map((s) => s.lineHits))
   const sectionHits = Math.max(...relevantBlocks.map((s) => s.sectionHits))
   const confidence = Math.min(0.97, 0.4 + 0.15 * Math.min(lineHits, 3) + 0.15 * Math.min(sectionHits, 2) + (valueChanged ? 0.25 : 0))
-  const importance = valueChanged && (lineHits > 0 || sectionHits > 0) ? "high" : lineHits > 0 ? "medium" : "low"
+  // A changed value of the kind the instructions ask about (a price for pricing instructions) is what they care most about.
+  const wantedValue = relevantBlocks.some((s) => s.values.length > 0)
+  const importance = wantedValue || (valueChanged && (lineHits > 0 || sectionHits > 0)) ? "high" : lineHits > 0 ? "medium" : "low"
   const value = best.values[0]
   const title = value !== undefined && value.before.length > 0 && value.after.length > 0
     ? `${value.kind[0]!.toUpperCase()}${value.kind.slice(1)} changed from ${value.before[0]} to ${value.after[0]}`

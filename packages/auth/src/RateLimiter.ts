@@ -1,5 +1,5 @@
 /**
- * Fixed one-minute windows per key and bucket (`api`, `logs`), counted in the database with one atomic upsert, so the
+ * Fixed one-minute windows per key and bucket (`api`, `logs`, and `registration` per client address), counted in the database with one atomic upsert, so the
  * limits hold across server replicas. On embedded PGlite one process owns the database, so the windows are counted in
  * memory (a restart starts a fresh window). Refused requests count too (a client hammering through a 429 stays limited).
  *
@@ -32,7 +32,7 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("@sift/auth/RateL
     let prunedWindow = 0
     return {
       /** Counts one request of `keyId` in `bucket` against `limit` per minute. */
-      hit: (keyId: string, bucket: "api" | "logs", limit: number): Effect.Effect<Hit, SqlError> =>
+      hit: (keyId: string, bucket: "api" | "logs" | "registration", limit: number): Effect.Effect<Hit, SqlError> =>
         Effect.gen(function*() {
           const nowMs = yield* Clock.currentTimeMillis
           const windowStart = Math.floor(nowMs / WINDOW_MS) * WINDOW_MS
@@ -63,7 +63,7 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("@sift/auth/RateL
 const embedded = () => {
   const windows = new Map<string, { start: number; count: number }>()
   return {
-    hit: (keyId: string, bucket: "api" | "logs", limit: number): Effect.Effect<Hit, SqlError> =>
+    hit: (keyId: string, bucket: "api" | "logs" | "registration", limit: number): Effect.Effect<Hit, SqlError> =>
       Effect.map(Clock.currentTimeMillis, (nowMs) => {
         const windowStart = Math.floor(nowMs / WINDOW_MS) * WINDOW_MS
         const key = `${keyId}\u0000${bucket}`

@@ -16,6 +16,7 @@ import { randomUUID } from "node:crypto"
 import { BlobStore, JobQueue, Mailer } from "@sift/store"
 import * as Admin from "./Admin.js"
 import * as Agents from "./Agents/Http.js"
+import * as AgentLimits from "./Agents/Limits.js"
 import { directOperations } from "./internal/admin/direct.js"
 import * as HostedFiles from "./Images/HostedFiles.js"
 import * as Images from "./Images/Http.js"
@@ -122,7 +123,7 @@ const monitors = Layer.unwrapEffect(Effect.map(
 /** The process's one job queue (pg-boss on the same database): URL enrichment, monitor runs, webhook deliveries. */
 const jobs = JobQueue.layer({ queues: [UrlEnrichment.QUEUE, ...MonitorService.QUEUES] })
 
-const services = Layer.merge(monitors, UrlEnrichment.layerIndex()).pipe(
+const services = Layer.mergeAll(monitors, UrlEnrichment.layerIndex(), AgentLimits.layerCleanup).pipe(
   Layer.provideMerge(Layer.mergeAll(RequestLog.RequestLog.Default, Auth.layer, Mailer.layerConfig(), Naics.layerCompanies, BlobStore.layerSql)),
   Layer.provideMerge(jobs)
 )

@@ -12,6 +12,7 @@ import { AgentRegistration, Users } from "@sift/auth"
 import { Mailer } from "@sift/store"
 import { Config, Effect, Option } from "effect"
 import * as OAuth from "../Mcp/OAuth.js"
+import { limitRegistrations } from "./Limits.js"
 import { csrfField, escape, page, seeOther, sessionCookie, sessionSecret } from "./Pages.js"
 
 /** The claim page's path (the `verification_uri`). */
@@ -257,7 +258,7 @@ export const mount = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResp
       case `GET ${JWKS_PATH}`:
         return yield* failSafe(Effect.map(AgentRegistration.jwks, (set) => HttpServerResponse.unsafeJson(set, { headers: { "cache-control": "max-age=300" } })), false)
       case "POST /agent/identity":
-        return yield* failSafe(identity, false)
+        return yield* limitRegistrations(failSafe(identity, false))
       case "POST /oauth2/token": {
         const form = yield* formOf(request)
         if (GRANTS.includes(form.grant_type ?? "")) return yield* failSafe(token(form), false)

@@ -13,6 +13,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { ApiKeys } from "@sift/auth"
 import { Effect, Runtime } from "effect"
 import { publicOrigin } from "../Images/HostedFiles.js"
+import { limitRegistrations } from "../Agents/Limits.js"
 import * as OAuth from "./OAuth.js"
 import * as ToolServer from "./ToolServer.js"
 import * as Tools from "./Tools.js"
@@ -170,7 +171,7 @@ export const mount = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResp
       case "GET /.well-known/oauth-authorization-server":
         return yield* authorizationServerMetadata(app, yield* publicOrigin)
       case "POST /oauth2/register":
-        return yield* oauthFailures(OAuth.register)
+        return yield* limitRegistrations(oauthFailures(OAuth.register))
       case "GET /oauth2/authorize":
         return yield* oauthFailures(OAuth.authorizePage)
       case "POST /oauth2/authorize":

@@ -57,7 +57,8 @@ export const start = async (options: {
       : Layer.empty
   )
   // Webhook receivers of the tests are local; the monitor scheduler ticks every second.
-  const env = new Map(Object.entries({ SIFT_ALLOW_PRIVATE_TARGETS: "true", SIFT_MONITOR_TICK_MS: "1000", ...options.env }))
+  // Suites register many agents and clients from one address on a shared database: their own limit test sets it low.
+  const env = new Map(Object.entries({ SIFT_ALLOW_PRIVATE_TARGETS: "true", SIFT_MONITOR_TICK_MS: "1000", SIFT_REGISTRATIONS_PER_MINUTE: "100000", ...options.env }))
   const config = Layer.setConfigProvider(ConfigProvider.fromMap(env).pipe(ConfigProvider.orElse(() => ConfigProvider.fromEnv())))
   const live = Layer.mergeAll(App.layerApi.pipe(Layer.provide(config)), Auth.layer, HttpServer.layerContext).pipe(
     Layer.provideMerge(platform),

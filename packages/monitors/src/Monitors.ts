@@ -81,6 +81,26 @@ const invalidCursor = Effect.fail(new Errors.InvalidRequest({ reason: "Invalid",
 
 const nowDate = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
+/** The cursor of a request, or a validation failure when it is not one of ours. */
+const cursorOf = (cursor: string | undefined) => {
+  if (cursor === undefined) return Effect.succeed(undefined)
+  const after = Views.readCursor(cursor)
+  return after === undefined ? invalidCursor : Effect.succeed(after)
+}
+
+/** A list page from `limit + 1` rows ordered by (`time` DESC, id DESC). */
+const pageOf = <Row extends { readonly id: string }>(
+  rows: ReadonlyArray<Row>,
+  limit: number,
+  timeOf: (row: Row) => unknown,
+  view: (row: Row) => Record<string, unknown>
+): Page => {
+  const shown = rows.slice(0, limit)
+  const last = shown[shown.length - 1]
+  const more = rows.length > limit
+  return { data: shown.map(view), has_more: more, next_cursor: more && last !== undefined ? Views.cursorAfter(timeOf(last), last.id) : null }
+}
+
 /** Reads a monitor row of the organization, locked for update when `lock`. */
 const row = (orgId: string, id: string, lock = false) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -198,8 +218,7 @@ const searchCondition = (sql: SqlClient.SqlClient, filters: MonitorFilters) => {
 export const list = (owner: Owner, filters: MonitorFilters) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const after = filters.cursor === undefined ? undefined : Views.readCursor(filters.cursor)
-    if (filters.cursor !== undefined && after === undefined) return yield* invalidCursor
+    const after = yield* cursorOf(filters.cursor)
     const tags = [...(filters.tags ?? []), ...(filters.tag === undefined ? [] : [filters.tag])]
     const conditions = [
       sql`org_id = ${owner.orgId}`,
@@ -212,14 +231,9 @@ export const list = (owner: Owner, filters: MonitorFilters) =>
     ].filter((c) => c !== undefined)
     const rows = yield* sql<Views.MonitorRow>`
       SELECT * FROM monitors WHERE ${sql.and(conditions)} ORDER BY created_at DESC, id DESC LIMIT ${filters.limit + 1}`
-    const shown = rows.slice(0, filters.limit)
-    const data = yield* Effect.forEach(shown, (monitor) => present(owner, monitor))
-    const last = shown[shown.length - 1]
-    return {
-      data,
-      has_more: rows.length > filters.limit,
-      next_cursor: rows.length > filters.limit && last !== undefined ? Views.cursorAfter(last.created_at, last.id) : null
-    } satisfies Page
+    const page = pageOf(rows, filters.limit, (r) => r.created_at, (r) => r)
+    const data = yield* Effect.forEach(page.data as ReadonlyArray<Views.MonitorRow>, (monitor) => present(owner, monitor))
+    return { ...page, data } satisfies Page
   })
 
 /** Reads a monitor with its baseline. */
@@ -350,8 +364,7 @@ export const runs = (owner: Owner, filters: RunFilters) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     if (filters.monitorId !== undefined) yield* row(owner.orgId, filters.monitorId)
-    const after = filters.cursor === undefined ? undefined : Views.readCursor(filters.cursor)
-    if (filters.cursor !== undefined && after === undefined) return yield* invalidCursor
+    const after = yield* cursorOf(filters.cursor)
     const conditions = [
       sql`r.org_id = ${owner.orgId}`,
       filters.monitorId === undefined ? sql`EXISTS (SELECT 1 FROM monitors m WHERE m.id = r.monitor_id)` : sql`r.monitor_id = ${filters.monitorId}`,
@@ -360,13 +373,7 @@ export const runs = (owner: Owner, filters: RunFilters) =>
     ].filter((c) => c !== undefined)
     const rows = yield* sql<Record<string, unknown> & { id: string; queued_at: Date }>`
       SELECT r.* FROM monitor_runs r WHERE ${sql.and(conditions)} ORDER BY r.queued_at DESC, r.id DESC LIMIT ${filters.limit + 1}`
-    const shown = rows.slice(0, filters.limit)
-    const last = shown[shown.length - 1]
-    return {
-      data: shown.map(Views.runView),
-      has_more: rows.length > filters.limit,
-      next_cursor: rows.length > filters.limit && last !== undefined ? Views.cursorAfter(last.queued_at, last.id) : null
-    } satisfies Page
+    return pageOf(rows, filters.limit, (r) => r.queued_at, Views.runView)
   })
 
 /** One run of a monitor. */
@@ -385,8 +392,7 @@ export const changes = (owner: Owner, filters: ChangeFilters) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     if (filters.monitorId !== undefined) yield* row(owner.orgId, filters.monitorId)
-    const after = filters.cursor === undefined ? undefined : Views.readCursor(filters.cursor)
-    if (filters.cursor !== undefined && after === undefined) return yield* invalidCursor
+    const after = yield* cursorOf(filters.cursor)
     const conditions = [
       sql`org_id = ${owner.orgId}`,
       filters.monitorId === undefined ? undefined : sql`monitor_id = ${filters.monitorId}`,
@@ -399,13 +405,7 @@ export const changes = (owner: Owner, filters: ChangeFilters) =>
     ].filter((c) => c !== undefined)
     const rows = yield* sql<Record<string, unknown> & { id: string; detected_at: Date }>`
       SELECT * FROM monitor_changes WHERE ${sql.and(conditions)} ORDER BY detected_at DESC, id DESC LIMIT ${filters.limit + 1}`
-    const shown = rows.slice(0, filters.limit)
-    const last = shown[shown.length - 1]
-    return {
-      data: shown.map(Views.changeSummary),
-      has_more: rows.length > filters.limit,
-      next_cursor: rows.length > filters.limit && last !== undefined ? Views.cursorAfter(last.detected_at, last.id) : null
-    } satisfies Page
+    return pageOf(rows, filters.limit, (r) => r.detected_at, Views.changeSummary)
   })
 
 /** One change in full. */

@@ -12,6 +12,7 @@ import { createHmac } from "node:crypto"
 import { createServer, type IncomingMessage, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
+import { eventually } from "../support/eventually.js"
 import * as TestService from "../support/TestService.js"
 
 // ---- A site whose pages the test changes, and a webhook receiver ----
@@ -86,16 +87,6 @@ const sitemap = (urls: ReadonlyArray<string>) =>
   `<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">` +
   urls.map((u) => `<url><loc>${u}</loc></url>`).join("") + `</urlset>`
 
-/** Polls `check` until it returns a value (not undefined), for up to `ms`. */
-const eventually = async <A>(check: () => Promise<A | undefined>, ms = 30_000): Promise<A> => {
-  const until = Date.now() + ms
-  for (;;) {
-    const value = await check()
-    if (value !== undefined) return value
-    if (Date.now() > until) throw new Error("condition not reached in time")
-    await new Promise((r) => setTimeout(r, 150))
-  }
-}
 
 const verify = (header: string, body: string, secret: string) => {
   const parts = Object.fromEntries(header.split(",").map((p) => p.split("=") as [string, string]))

@@ -7,6 +7,7 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
 import { gzFile, type Hosts, page, requested, sitemapIndex, startSites, text, urlset, xml } from "../../../core/test/discovery/support/sites.js"
 import * as FixtureSite from "../../../core/test/support/FixtureSite.js"
+import { eventually } from "../support/eventually.js"
 import * as TestService from "../support/TestService.js"
 
 /** A page that answers after `ms` (so enrichment takes long enough to be stopped midway). */
@@ -98,16 +99,6 @@ afterAll(async () => {
 const get = (service: TestService.TestService, secret: string, path: string) =>
   fetch(`${service.baseUrl}${path}`, { headers: { authorization: `Bearer ${secret}` } })
 
-/** Polls `check` until it returns a value (not undefined), for up to `ms`. */
-const eventually = async <A>(check: () => Promise<A | undefined>, ms = 30_000): Promise<A> => {
-  const until = Date.now() + ms
-  for (;;) {
-    const value = await check()
-    if (value !== undefined) return value
-    if (Date.now() > until) throw new Error("condition not reached in time")
-    await new Promise((r) => setTimeout(r, 200))
-  }
-}
 
 for (const backend of backends) {
   describe.skipIf(backend.name === "postgres" && backend.url === undefined)(`maps over HTTP (${backend.name})`, () => {

@@ -9,7 +9,7 @@
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { ApiKeys, CreditLedger, Permissions, Plans, RateLimiter } from "@sift/auth"
-import { Cause, Clock, Effect, Option } from "effect"
+import { Cause, Clock, Context, Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import * as ErrorMapping from "./ErrorMapping.js"
 import { stringify } from "./internal/json.js"
@@ -62,13 +62,16 @@ export interface Handler<A, E1, R1, E2, R2> {
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i
 
-// The body is serialized once: the same text is sent and (redacted) logged.
+// The body is serialized once: the same text is sent and (redacted) logged. It stays a string (the Node writer
+// encodes it into the socket), with its byte length declared, rather than being copied into bytes first.
 const json = (status: number, text: string, headers: Record<string, string>) =>
-  HttpServerResponse.text(text, { status, headers, contentType: "application/json" })
+  HttpServerResponse.raw(text, { status, headers, contentType: "application/json", contentLength: Buffer.byteLength(text, "utf8") })
 
 /** The JSON body of a POST, or undefined for GET; malformed JSON is a validation error. */
+const hasNoBody = (method: string) => method === "GET" || method === "HEAD" || method === "DELETE"
+
 const readBody = (request: HttpServerRequest.HttpServerRequest) =>
-  request.method === "GET" || request.method === "HEAD" || request.method === "DELETE"
+  hasNoBody(request.method)
     ? Effect.succeed(undefined as unknown)
     : Effect.flatMap(request.text, (text) =>
       Effect.try({
@@ -92,14 +95,18 @@ const readBytes = (request: HttpServerRequest.HttpServerRequest, limit: number) 
 /** Serves one route through the whole pipeline. */
 export const serve = <A, E1, R1, E2, R2>(route: Route, handler: Handler<A, E1, R1, E2, R2>) =>
   Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
+    // The services in one step (each `yield*` of a tag is a step of the fiber, on every request).
+    const services = yield* Effect.context<
+      HttpServerRequest.HttpServerRequest | RequestLog | CreditLedger.CreditLedger | ApiKeys.ApiKeys | RateLimiter.RateLimiter
+    >()
+    const request = Context.get(services, HttpServerRequest.HttpServerRequest)
     const started = yield* Clock.currentTimeMillis
     const requestId = randomUUID()
     const headers: Record<string, string> = { "x-request-id": requestId }
     const url = new URL(request.url, "http://sift.local")
     const path = url.pathname
-    const log = yield* RequestLog
-    const ledger = yield* CreditLedger.CreditLedger
+    const log = Context.get(services, RequestLog)
+    const ledger = Context.get(services, CreditLedger.CreditLedger)
 
     // Authentication and permission: failures here are answered without a log entry when no organization is known.
     let auth: ApiKeys.AuthContext | undefined
@@ -112,13 +119,13 @@ export const serve = <A, E1, R1, E2, R2>(route: Route, handler: Handler<A, E1, R
       if (secret === undefined) {
         return yield* new ErrorMapping.ApiFailure({ code: "UNAUTHORIZED", detail: "Missing API key: send Authorization: Bearer <API_KEY>" })
       }
-      auth = yield* (yield* ApiKeys.ApiKeys).authenticate(secret)
+      auth = yield* Context.get(services, ApiKeys.ApiKeys).authenticate(secret)
       const apiPath = path.startsWith("/v1/") ? path.slice(3) : path
       const required = Permissions.requiredFor(request.method, apiPath)
       if (required !== undefined) yield* Permissions.check(auth, required)
 
       const limit = route.bucket === "logs" ? Plans.LOGS_REQUESTS_PER_MINUTE : auth.org.requestsPerMinute
-      const window = yield* (yield* RateLimiter.RateLimiter).hit(auth.keyId, route.bucket, limit)
+      const window = yield* Context.get(services, RateLimiter.RateLimiter).hit(auth.keyId, route.bucket, limit)
       headers["x-ratelimit-limit"] = String(window.limit)
       headers["x-ratelimit-remaining"] = String(window.remaining)
       headers["x-ratelimit-reset"] = String(window.resetAt)
@@ -131,7 +138,11 @@ export const serve = <A, E1, R1, E2, R2>(route: Route, handler: Handler<A, E1, R
         })
       }
 
-      body = route.rawBodyLimit === undefined ? yield* readBody(request) : yield* readBytes(request, route.rawBodyLimit)
+      body = route.rawBodyLimit !== undefined
+        ? yield* readBytes(request, route.rawBodyLimit)
+        : hasNoBody(request.method)
+        ? undefined
+        : yield* readBody(request)
       let query: QueryParams.Query | undefined
       const caller: Caller = {
         requestId,

@@ -21,6 +21,7 @@ describe("API front", () => {
   let base: string
   const interrupted = Effect.runSync(Deferred.make<void>())
   const finishedAfterInterrupt = Effect.runSync(Deferred.make<void>())
+  const scopeClosed = Effect.runSync(Deferred.make<void>())
 
   beforeAll(async () => {
     const app = Effect.gen(function*() {
@@ -42,6 +43,10 @@ describe("API front", () => {
         }
         case "GET /v1/cookie":
           return HttpServerResponse.text("ok").pipe(HttpServerResponse.unsafeSetCookie("a", "1"))
+        case "GET /v1/scoped":
+          // A finalizer of the request scope runs once the response is written.
+          yield* Effect.addFinalizer(() => Deferred.succeed(scopeClosed, undefined))
+          return HttpServerResponse.text("scoped")
         case "GET /v1/defect":
           return yield* Effect.dieMessage("boom")
         case "GET /v1/hold":
@@ -82,6 +87,13 @@ describe("API front", () => {
     const cookie = await fetch(`${base}/v1/cookie`)
     expect(cookie.headers.get("set-cookie")).toBe("a=1")
     expect(await cookie.text()).toBe("ok")
+  })
+
+  it("closes the request scope after answering", async () => {
+    expect(Effect.runSync(Deferred.isDone(scopeClosed))).toBe(false)
+    const response = await fetch(`${base}/v1/scoped`)
+    expect(await response.text()).toBe("scoped")
+    await Effect.runPromise(Deferred.await(scopeClosed).pipe(Effect.timeout("2 seconds")))
   })
 
   it("turns a defect into a 500, as the platform does, and logs each request with its status", async () => {

@@ -88,7 +88,7 @@ export const lineCounts = (changes: LineChanges): { readonly added: number; read
  * in the format of jsdiff's `createTwoFilesPatch` with file headers only. Empty when there are no blocks.
  */
 export const unifiedDiff = (changes: LineChanges): string => {
-  const { after, before, blocks } = changes
+  const { before, blocks } = changes
   if (blocks.length === 0) return ""
   const out: Array<string> = ["--- before", "+++ after"]
   let i = 0
@@ -122,6 +122,5 @@ export const unifiedDiff = (changes: LineChanges): string => {
     out.push(`@@ -${oldStart},${oldLines} +${newStart},${newLines} @@`, ...body)
     i = j + 1
   }
-  void after
   return out.join("\n") + "\n"
 }

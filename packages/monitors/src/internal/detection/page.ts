@@ -1,48 +1,112 @@
 /**
- * Page changes: the unified diff of two normalised texts, with excerpts, a title naming the section that changed and a
- * summary counting lines. No change is reported without a line to show.
+ * The change record of a page target: unified diff, excerpts of both sides, and a title and summary naming the
+ * sections that changed. Texts whose lines are equal (they may differ in a final newline or line endings) are no
+ * change, so a change always has a diff with at least one `+` or `-` line.
  */
-import { type Block, lineChanges, lineCounts, unifiedDiff } from "./lineDiff.js"
+import { type Block, lineChanges, lineCounts, type LineChanges, unifiedDiff } from "./lineDiff.js"
+import { headingPaths } from "./markdown.js"
 
-/** The longest excerpt of each side. */
-export const EXCERPT_CHARS = 500
+/** At most this many characters in each excerpt. */
+export const excerptLimit = 500
+/** Context lines are cut to this many characters so they never crowd out the change. */
+const contextLimit = 160
 
-const HEADING = /^#{1,6}\s+(.+?)\s*#*\s*$/
+/** A page change (the shape of `ChangeDetection.PageChange`). */
+export interface PageChangeRecord {
+  readonly title: string
+  readonly summary: string
+  readonly diff: string
+  readonly before_text_excerpt: string
+  readonly after_text_excerpt: string
+}
 
-/** The Markdown heading a line sits under, if any. */
-export const headingAbove = (lines: ReadonlyArray<string>, index: number): string | undefined => {
-  for (let i = Math.min(index, lines.length - 1); i >= 0; i--) {
-    const match = HEADING.exec(lines[i]!)
-    if (match !== null) return match[1]!.replace(/[*_`]/g, "")
+/** Text cut to `limit` characters with an ellipsis, never splitting a surrogate pair. */
+export const clip = (text: string, limit: number): string => {
+  if (text.length <= limit) return text
+  let end = limit - 1
+  const code = text.charCodeAt(end - 1)
+  if (code >= 0xd800 && code <= 0xdbff) end--
+  return text.slice(0, end) + "…"
+}
+
+/** The nearest non-blank line from `from` stepping by `step`, at most 2 lines away. */
+const nearbyLine = (lines: ReadonlyArray<string>, from: number, step: number): string | undefined => {
+  for (let i = from, n = 0; i >= 0 && i < lines.length && n < 2; i += step, n++) {
+    if (lines[i]!.trim() !== "") return clip(lines[i]!, contextLimit)
   }
   return undefined
 }
 
-const clip = (text: string) => (text.length <= EXCERPT_CHARS ? text : `${text.slice(0, EXCERPT_CHARS - 1)}…`)
-
-/** One side of the changed region: the changed lines of the first blocks, clipped. */
-const excerpt = (blocks: ReadonlyArray<Block>, side: "removed" | "added") =>
-  clip(blocks.flatMap((b) => b[side]).filter((l) => l.trim() !== "").join("\n"))
-
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`
-
-/** The change between two texts, or undefined when there is no line to show. */
-export const comparePages = (before: string, after: string, url: string) => {
-  if (before === after) return undefined
-  const changes = lineChanges(before, after)
-  const diff = unifiedDiff(changes)
-  if (!/^[+-](?![+-]{2} )/m.test(diff.split("\n").slice(2).join("\n"))) return undefined
-  const first = changes.blocks[0]!
-  const section = headingAbove(changes.after, first.afterStart + Math.max(0, first.added.length - 1)) ??
-    headingAbove(changes.before, first.beforeStart)
-  const { added, removed } = lineCounts(changes)
-  const sections = new Set(changes.blocks.map((b) => headingAbove(changes.after, b.afterStart) ?? headingAbove(changes.before, b.beforeStart)).filter((s) => s !== undefined))
-  const where = sections.size === 0 ? "" : sections.size === 1 ? ` in section '${[...sections][0]}'` : ` in ${sections.size} sections`
-  return {
-    title: section === undefined ? `Page changed: ${url}` : `Page changed: ${section}`,
-    summary: `${plural(added, "line")} added, ${removed} removed${where}`,
-    diff,
-    before_text_excerpt: excerpt(changes.blocks, "removed"),
-    after_text_excerpt: excerpt(changes.blocks, "added")
+/**
+ * One side's excerpt: the changed lines of that side, the first run framed by a line of context above and below,
+ * later runs after an ellipsis line, at most `excerptLimit` characters; "" when the side has no changed line.
+ */
+const excerpt = (lines: ReadonlyArray<string>, blocks: ReadonlyArray<Block>, side: "removed" | "added"): string => {
+  const parts: Array<string> = []
+  let length = 0
+  for (const block of blocks) {
+    const changed = block[side]
+    if (changed.length === 0) continue
+    const start = side === "removed" ? block.beforeStart : block.afterStart
+    const part = parts.length === 0
+      ? [nearbyLine(lines, start - 1, -1), ...changed, nearbyLine(lines, start + changed.length, 1)]
+        .filter((l): l is string => l !== undefined).join("\n")
+      : "…\n" + changed.join("\n")
+    parts.push(part)
+    length += part.length + 1
+    if (length >= excerptLimit) break
   }
+  return clip(parts.join("\n"), excerptLimit)
+}
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" : "s"}`
+
+/** "3 lines added, 1 removed" and its one-sided forms. */
+export const countPhrase = (added: number, removed: number): string =>
+  added > 0 && removed > 0
+    ? `${plural(added, "line")} added, ${removed} removed`
+    : added > 0
+    ? `${plural(added, "line")} added`
+    : `${plural(removed, "line")} removed`
+
+/** The innermost section heading of each block (after text for blocks that add lines, else before), first 50. */
+export const blockSections = (changes: LineChanges): ReadonlyArray<ReadonlyArray<string>> => {
+  const blocks = changes.blocks.slice(0, 50)
+  const afterPaths = headingPaths(changes.after, blocks.map((b) => b.afterStart))
+  const beforePaths = headingPaths(changes.before, blocks.map((b) => b.beforeStart))
+  return blocks.map((b, i) => (b.added.length > 0 ? afterPaths[i]! : beforePaths[i]!))
+}
+
+/** `in section 'A'` / `in sections 'A', 'B' and 2 more`, or "" when no change is under a heading. */
+export const sectionPhrase = (sections: ReadonlyArray<ReadonlyArray<string>>): string => {
+  const names = [...new Set(sections.flatMap((path) => (path.length === 0 ? [] : [path[path.length - 1]!])))]
+  if (names.length === 0) return ""
+  const shown = names.slice(0, 3).map((n) => `'${clip(n, 80)}'`).join(", ")
+  const more = names.length > 3 ? ` and ${names.length - 3} more` : ""
+  return ` in section${names.length === 1 ? "" : "s"} ${shown}${more}`
+}
+
+/** The change between two page texts, or undefined when their lines are equal. */
+export const comparePages = (before: string, after: string, url: string): PageChangeRecord | undefined => {
+  const changes = lineChanges(before, after)
+  if (changes.blocks.length === 0) return undefined
+  const { added, removed } = lineCounts(changes)
+  const sections = blockSections(changes)
+  const first = sections[0]!
+  const title = first.length === 0
+    ? `Page changed: ${url}`
+    : `Page changed in '${clip(first[first.length - 1]!, 80)}': ${url}`
+  return {
+    title,
+    summary: countPhrase(added, removed) + sectionPhrase(sections),
+    diff: unifiedDiff(changes),
+    before_text_excerpt: excerpt(changes.before, changes.blocks, "removed"),
+    after_text_excerpt: excerpt(changes.after, changes.blocks, "added")
+  }
+}
+
+/** The innermost Markdown heading a line sits under, if any. */
+export const headingAbove = (lines: ReadonlyArray<string>, index: number): string | undefined => {
+  const path = headingPaths(lines, [index])[0]!
+  return path.length === 0 ? undefined : path[path.length - 1]
 }

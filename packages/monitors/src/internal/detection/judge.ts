@@ -44,7 +44,7 @@ const intents = (instructions: string) => {
   const text = instructions.toLowerCase()
   return {
     money: /\b(price|prices|pricing|cost|costs|fee|fees|plan|plans|subscription|discount|\$|€|£|usd|eur)\b|[$€£]/.test(text),
-    date: /\b(date|dates|deadline|release|released|schedule|when|launch|event|events|opening|hours)\b/.test(text),
+    date: /\b(date|dates|deadline|release|released|schedule|launch|event|events|opening|hours)\b/.test(text),
     version: /\b(version|versions|release|releases|changelog)\b/.test(text),
     stock: /\b(stock|availability|available|sold out|inventory|in stock|out of stock)\b/.test(text)
   }
@@ -55,6 +55,9 @@ const NUMBER = /\d[\d,]*(?:\.\d+)?/g
 const DATE = /\b(?:\d{4}-\d{2}-\d{2}|\d{1,2}\/\d{1,2}\/\d{2,4}|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2}(?:, \d{4})?|\d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* \d{4})\b/gi
 const VERSION = /\bv?\d+\.\d+(?:\.\d+)?\b/g
 const STOCK = /\b(in stock|out of stock|sold out|available|unavailable|back ?order(?:ed)?|pre-?order)\b/gi
+
+/** Words naming the kinds of values instructions ask about. */
+const INTENT_WORDS = /\b(price|prices|pricing|priced|cost|costs|fee|fees|subscription|discount|stock|availability|available|unavailable|sold out|inventory|date|dates|deadline|release|released|version|changelog|launch|schedule)\b/i
 
 const valuesOf = (text: string, pattern: RegExp) => (text.match(pattern) ?? []).map((v) => v.toLowerCase().replace(/\s+/g, " "))
 
@@ -103,10 +106,30 @@ export const judgePage = (input: { readonly instructions: string; readonly url: 
     return { removed, added, section, ...scoreBlock(terms, want, removed, added, section) }
   })
   // A block is about the instructions when its lines or the section it sits in name what they care about.
-  const matched = scored.filter((s) => s.lineHits > 0 || s.sectionHits > 0)
+  // Instructions naming nothing in particular ("any change") make every change relevant.
+  const anything = terms.stems.length === 0 && terms.phrases.length === 0
+  const matched = scored.filter((s) => anything || s.lineHits > 0 || s.sectionHits > 0)
   // A value of the wanted kind that changed counts even without a matching word when the instructions are only about it.
   const valueOnly = scored.filter((s) => !matched.includes(s) && s.values.length > 0 && terms.stems.length <= 3)
-  const relevantBlocks = [...matched, ...valueOnly]
+  const found = [...matched, ...valueOnly]
+  // Instructions about a kind of value (a price, stock, a date, a version) are met by a change of such a value or of
+  // lines naming it; a word they share with an unrelated line ("teams" in a tagline for "the Team plan's price") is not.
+  const wantsValue = want.money || want.date || want.version || want.stock
+  const namesIntent = (s: (typeof scored)[number]) => INTENT_WORDS.test(`${s.removed}\n${s.added}\n${s.section}`)
+  const relevantBlocks = wantsValue ? found.filter((s) => s.values.length > 0 || namesIntent(s)) : found
+  if (relevantBlocks.length === 0 && found.length > 0) {
+    const weak = found[0]!
+    return {
+      relevant: false,
+      confidence: 0.3,
+      importance: "low",
+      evidence: found.slice(0, 3).map((s) => ({ before: clip(s.removed), after: clip(s.added), url: input.url })),
+      title: `Unrelated change on ${input.url}`,
+      summary: `Changed lines share words with the instructions${weak.section === "" ? "" : ` in '${weak.section}'`}, but no ` +
+        `value they ask about changed`,
+      matched_urls: []
+    }
+  }
   if (relevantBlocks.length === 0) {
     return {
       relevant: false,
@@ -122,7 +145,7 @@ export const judgePage = (input: { readonly instructions: string; readonly url: 
   const valueChanged = relevantBlocks.some((s) => s.values.length > 0 || s.numbers)
   const lineHits = Math.max(...relevantBlocks.map((s) => s.lineHits))
   const sectionHits = Math.max(...relevantBlocks.map((s) => s.sectionHits))
-  const confidence = Math.min(0.97, 0.4 + 0.15 * Math.min(lineHits, 3) + 0.15 * Math.min(sectionHits, 2) + (valueChanged ? 0.25 : 0))
+  const confidence = anything ? 0.6 : Math.min(0.97, 0.4 + 0.15 * Math.min(lineHits, 3) + 0.15 * Math.min(sectionHits, 2) + (valueChanged ? 0.25 : 0))
   // A changed value of the kind the instructions ask about (a price for pricing instructions) is what they care most about.
   const wantedValue = relevantBlocks.some((s) => s.values.length > 0)
   const importance = wantedValue || (valueChanged && (lineHits > 0 || sectionHits > 0)) ? "high" : lineHits > 0 ? "medium" : "low"

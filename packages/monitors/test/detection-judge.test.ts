@@ -1,0 +1,121 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import * as ChangeDetection from "../src/ChangeDetection.js"
+
+const url = "https://shop.test/pricing"
+
+/** A realistic pricing page; `parts` override its changing pieces. */
+const pricingPage = (parts: { pro?: string; team?: string; footer?: string; intro?: string; stock?: string } = {}) => [
+  "# Acme Analytics",
+  "",
+  parts.intro ?? "Dashboards for growing teams.",
+  "",
+  "## Pricing",
+  "",
+  "| Plan | Price | Seats |",
+  "| --- | --- | --- |",
+  `| Pro | ${parts.pro ?? "$10/month"} | 5 |`,
+  `| Team | ${parts.team ?? "$49/month"} | 25 |`,
+  "",
+  "## Availability",
+  "",
+  `Hardware kit: ${parts.stock ?? "In stock"}`,
+  "",
+  "## Careers",
+  "",
+  "We are hiring engineers in Berlin.",
+  "",
+  parts.footer ?? "© 2024 Acme Inc. Last updated: May 1, 2024"
+].join("\n")
+
+const judge = (instructions: string, before: string, after: string) =>
+  Effect.flatMap(ChangeDetection.SemanticJudge, (j) => j.judgePage({ instructions, url, before, after })).pipe(
+    Effect.provide(ChangeDetection.layerDeterministic)
+  )
+
+interface Case {
+  readonly name: string
+  readonly instructions: string
+  readonly after: string
+  readonly relevant: boolean
+  readonly importance?: "low" | "medium" | "high"
+  readonly title?: string
+}
+
+const cases: ReadonlyArray<Case> = [
+  {
+    name: "a price change under pricing instructions",
+    instructions: "Notify me when the pricing changes",
+    after: pricingPage({ pro: "$12/month" }),
+    relevant: true,
+    importance: "high",
+    title: "Price changed from $10 to $12"
+  },
+  {
+    name: "a footer date under pricing instructions",
+    instructions: "Notify me when the pricing changes",
+    after: pricingPage({ footer: "© 2025 Acme Inc. Last updated: June 3, 2025" }),
+    relevant: false,
+    importance: "low"
+  },
+  {
+    name: "stock back in under availability instructions",
+    instructions: "Tell me when the hardware kit is back in stock",
+    after: pricingPage({ stock: "Out of stock" }),
+    relevant: true,
+    importance: "high"
+  },
+  {
+    name: "a marketing line under pricing instructions",
+    instructions: "Alert me about price changes of the Team plan",
+    after: pricingPage({ intro: "Dashboards for teams of every size." }),
+    relevant: false
+  },
+  {
+    name: "any change under instructions naming nothing in particular",
+    instructions: "Notify me of any changes",
+    after: pricingPage({ intro: "Dashboards for teams of every size." }),
+    relevant: true
+  },
+  {
+    name: "a job opening under careers instructions; not relevant to the same page's price instructions",
+    instructions: "Let me know when they are hiring in Lisbon or Berlin",
+    after: pricingPage().replace("We are hiring engineers in Berlin.", "We are hiring designers in Lisbon."),
+    relevant: true,
+    importance: "medium"
+  },
+  {
+    name: "a quoted phrase in a changed line",
+    instructions: "Watch for \"hiring engineers\" in the careers section",
+    after: pricingPage().replace("We are hiring engineers in Berlin.", "We are hiring engineers in Berlin and Lisbon."),
+    relevant: true,
+    importance: "medium"
+  }
+]
+
+describe("deterministic judgePage", () => {
+  for (const c of cases) {
+    it.effect(c.name, () =>
+      Effect.gen(function*() {
+        const verdict = yield* judge(c.instructions, pricingPage(), c.after)
+        expect(verdict.relevant).toBe(c.relevant)
+        if (c.importance !== undefined) expect(verdict.importance).toBe(c.importance)
+        if (c.title !== undefined) expect(verdict.title).toBe(c.title)
+        if (c.relevant) {
+          expect(verdict.confidence).toBeGreaterThanOrEqual(0.5)
+          expect(verdict.matched_urls).toEqual([url])
+          expect(verdict.evidence.length).toBeGreaterThan(0)
+          expect(verdict.evidence[0]!.url).toBe(url)
+        } else {
+          expect(verdict.confidence).toBeLessThan(0.5)
+          expect(verdict.matched_urls).toEqual([])
+        }
+      }))
+  }
+
+  it.effect("evidence of a price change holds the changed lines before and after", () =>
+    Effect.gen(function*() {
+      const verdict = yield* judge("pricing", pricingPage(), pricingPage({ pro: "$12/month" }))
+      expect(verdict.evidence[0]).toEqual({ before: "| Pro | $10/month | 5 |", after: "| Pro | $12/month | 5 |", url })
+    }))
+})

@@ -260,8 +260,14 @@ export const coerce = (value: string, type: unknown): unknown => {
   }
 }
 
+/** A short "Label: value" or "**Label** value" line: data, not prose for a summary. */
+const isLabelLine = (p: string) => p.length < 120 && (/^\*\*[^*]{1,60}\*\*/.test(p) || /^[^:\n]{1,40}:\s/.test(p))
+
+/** Prose paragraphs: not headings, lists, tables or label lines. */
 const firstParagraphs = (text: string) =>
-  text.split(/\n{2,}/).map((p) => p.trim()).filter((p) => p !== "" && !/^#{1,6}\s/.test(p) && !/^\s*(?:[-*+]|\d+\.)\s/.test(p) && !/^\|/.test(p))
+  text.split(/\n{2,}/).map((p) => p.trim()).filter((p) =>
+    p !== "" && !/^#{1,6}\s/.test(p) && !/^\s*(?:[-*+]|\d+\.)\s/.test(p) && !/^\|/.test(p) && !isLabelLine(p)
+  )
 
 /** Structured data of the pages: per schema property, or a summary and key points. */
 export const extract = (input: { readonly instructions: string; readonly schema?: Readonly<Record<string, unknown>> | undefined; readonly pages: ReadonlyArray<Page> }): Record<string, unknown> => {

@@ -11,6 +11,7 @@
  */
 import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
 import * as Judge from "./internal/detection/judge.js"
+import * as Llm from "./internal/detection/llm.js"
 import * as Page from "./internal/detection/page.js"
 import * as Sitemap from "./internal/detection/sitemap.js"
 import * as Text from "./internal/detection/text.js"
@@ -143,58 +144,8 @@ const deterministic: Context.Tag.Service<SemanticJudge> = {
  */
 export const layerDeterministic: Layer.Layer<SemanticJudge> = Layer.succeed(SemanticJudge, deterministic)
 
-/** Options of the LLM judge. */
-export interface LlmOptions {
-  /** An OpenAI-compatible API base, e.g. `https://api.openai.com/v1`. */
-  readonly baseUrl: string
-  readonly model: string
-  readonly apiKey?: string | undefined
-  readonly timeoutMs?: number | undefined
-}
-
-const ask = (options: LlmOptions, system: string, user: unknown) =>
-  Effect.tryPromise(async (signal) => {
-    const response = await fetch(`${options.baseUrl.replace(/\/$/, "")}/chat/completions`, {
-      method: "POST",
-      signal: AbortSignal.any([signal, AbortSignal.timeout(options.timeoutMs ?? 30_000)]),
-      headers: { "content-type": "application/json", ...(options.apiKey === undefined ? {} : { authorization: `Bearer ${options.apiKey}` }) },
-      body: JSON.stringify({
-        model: options.model,
-        temperature: 0,
-        response_format: { type: "json_object" },
-        messages: [{ role: "system", content: system }, { role: "user", content: JSON.stringify(user) }]
-      })
-    })
-    if (!response.ok) throw new Error(`the model answered HTTP ${response.status}`)
-    const body = await response.json() as { choices?: Array<{ message?: { content?: string } }> }
-    return JSON.parse(body.choices?.[0]?.message?.content ?? "") as Record<string, unknown>
-  })
-
-const IMPORTANCE = new Set(["low", "medium", "high"])
-
-/** A model's verdict, checked member by member; anything malformed fails (and the deterministic verdict is used). */
-const verdictOf = (answer: Record<string, unknown>, fallback: Judgement): Judgement => {
-  const confidence = Number(answer.confidence)
-  if (typeof answer.relevant !== "boolean" || !(confidence >= 0 && confidence <= 1)) throw new Error("malformed verdict")
-  const evidence = Array.isArray(answer.evidence)
-    ? answer.evidence.flatMap((e) => typeof e === "object" && e !== null ? [{ before: String((e as Evidence).before ?? ""), after: String((e as Evidence).after ?? "") }] : [])
-    : fallback.evidence
-  return {
-    relevant: answer.relevant,
-    confidence,
-    importance: IMPORTANCE.has(String(answer.importance)) ? answer.importance as Judgement["importance"] : fallback.importance,
-    evidence: evidence.length > 0 ? evidence.map((e) => ({ ...e, url: fallback.evidence[0]?.url })) : fallback.evidence,
-    title: typeof answer.title === "string" && answer.title !== "" ? answer.title.slice(0, 200) : fallback.title,
-    summary: typeof answer.summary === "string" && answer.summary !== "" ? answer.summary.slice(0, 1000) : fallback.summary,
-    matched_urls: answer.relevant ? (fallback.matched_urls.length > 0 ? fallback.matched_urls : []) : []
-  }
-}
-
-const JUDGE_PROMPT = "You judge whether a change to a web page matters to a user's monitoring instructions. Answer JSON: " +
-  "{relevant: boolean, confidence: number 0..1, importance: \"low\"|\"medium\"|\"high\", title: string, summary: string, " +
-  "evidence: [{before: string, after: string}]}."
-const EXTRACT_PROMPT = "Extract structured data from the web pages for the user's instructions. Answer one JSON object: with a JSON " +
-  "Schema given, its properties (null when not found); without, {summary: string, key_points: string[]}."
+/** Options of the LLM judge: an OpenAI-compatible API base (e.g. `https://api.openai.com/v1`), model, key. */
+export type LlmOptions = Llm.LlmOptions
 
 /**
  * The judge asking an OpenAI-compatible model (off by default); any failure of the model falls back to the
@@ -202,25 +153,14 @@ const EXTRACT_PROMPT = "Extract structured data from the web pages for the user'
  *
  * @category layers
  */
-export const layerLlm = (options: LlmOptions): Layer.Layer<SemanticJudge> =>
+export const layerLlm = (options: Llm.LlmOptions): Layer.Layer<SemanticJudge> =>
   Layer.succeed(SemanticJudge, {
-    judgePage: (input) =>
-      Effect.flatMap(deterministic.judgePage(input), (fallback) =>
-        ask(options, JUDGE_PROMPT, { instructions: input.instructions, url: input.url, before: input.before.slice(0, 20_000), after: input.after.slice(0, 20_000) }).pipe(
-          Effect.flatMap((answer) => Effect.try(() => verdictOf(answer, { ...fallback, matched_urls: [input.url] }))),
-          Effect.orElseSucceed(() => fallback)
-        )),
-    extract: (input) =>
-      Effect.flatMap(deterministic.extract(input), (fallback) =>
-        ask(options, EXTRACT_PROMPT, { instructions: input.instructions, schema: input.schema ?? null, pages: input.pages.map((p) => ({ url: p.url, text: p.text.slice(0, 10_000) })) }).pipe(
-          Effect.orElseSucceed(() => fallback)
-        )),
+    judgePage: (input) => Effect.flatMap(deterministic.judgePage(input), (fallback) => Llm.judgePage(options, input, fallback)),
+    extract: (input) => Effect.flatMap(deterministic.extract(input), (fallback) => Llm.extract(options, input, fallback)),
+    // Whether data changed is decided by equality, not by the model; the model only judges what changed.
     judgeExtract: (input) =>
       Effect.flatMap(deterministic.judgeExtract(input), (fallback) =>
-        fallback === undefined ? Effect.succeed(undefined) : ask(options, JUDGE_PROMPT, { instructions: input.instructions, before: input.before, after: input.after }).pipe(
-          Effect.flatMap((answer) => Effect.try(() => verdictOf(answer, fallback))),
-          Effect.orElseSucceed(() => fallback)
-        ))
+        fallback === undefined ? Effect.succeed(undefined) : Llm.judgeExtract(options, input, fallback))
   })
 
 /**

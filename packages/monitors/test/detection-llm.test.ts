@@ -66,6 +66,9 @@ describe("LLM judge (stand-in endpoint)", () => {
       expect(standIn.requests[0]!.auth).toBe("Bearer sk-test")
       expect(standIn.requests[0]!.body.model).toBe("test-model")
       expect(standIn.requests[0]!.body.response_format).toEqual({ type: "json_object" })
+      const sent = JSON.parse(standIn.requests[0]!.body.messages[1].content)
+      expect(sent.instructions).toBe("pricing")
+      expect(sent.diff).toContain("\n-| Pro | $10 |\n+| Pro | $12 |\n")
     }))
 
   it.live("falls back to the deterministic verdict on HTTP 500 and on a malformed answer", () =>
@@ -118,6 +121,11 @@ describe("LLM judge (stand-in endpoint)", () => {
         Effect.provide(ChangeDetection.layerLlm({ baseUrl, model: "m" }))
       )
       expect(fromModel).toEqual({ price: 12.5 })
+      standIn.answer = JSON.stringify({ price: "twelve", extra: 1 })
+      const mistyped = yield* Effect.flatMap(ChangeDetection.SemanticJudge, (j) => j.extract(extractInput)).pipe(
+        Effect.provide(ChangeDetection.layerLlm({ baseUrl, model: "m" }))
+      )
+      expect(mistyped).toEqual({ price: 12 })
       standIn.status = 503
       const fallback = yield* Effect.flatMap(ChangeDetection.SemanticJudge, (j) => j.extract(extractInput)).pipe(
         Effect.provide(ChangeDetection.layerLlm({ baseUrl, model: "m" }))

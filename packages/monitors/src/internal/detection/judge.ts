@@ -4,7 +4,7 @@
  * headings. Reproducible: the same texts always give the same verdict.
  */
 import { lineChanges } from "./lineDiff.js"
-import { headingAbove } from "./page.js"
+import { headingPaths } from "./markdown.js"
 
 /** A verdict (the shape of `ChangeDetection.Judgement`). */
 export interface Verdict {
@@ -99,10 +99,14 @@ export const judgePage = (input: { readonly instructions: string; readonly url: 
   const terms = termsOf(input.instructions)
   const want = intents(input.instructions)
   const changes = lineChanges(input.before, input.after)
-  const scored = changes.blocks.map((block) => {
+  // Sections of all blocks in one pass over each text (a per-block search is quadratic on long pages).
+  const afterPaths = headingPaths(changes.after, changes.blocks.map((b) => b.afterStart))
+  const beforePaths = headingPaths(changes.before, changes.blocks.map((b) => b.beforeStart))
+  const scored = changes.blocks.map((block, i) => {
     const removed = block.removed.join("\n")
     const added = block.added.join("\n")
-    const section = headingAbove(changes.after, block.afterStart) ?? headingAbove(changes.before, block.beforeStart) ?? ""
+    const path = afterPaths[i]!.length > 0 ? afterPaths[i]! : beforePaths[i]!
+    const section = path.length === 0 ? "" : path[path.length - 1]!
     return { removed, added, section, ...scoreBlock(terms, want, removed, added, section) }
   })
   // A block is about the instructions when its lines or the section it sits in name what they care about.

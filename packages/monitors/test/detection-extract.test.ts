@@ -79,6 +79,18 @@ describe("deterministic extract", () => {
       expect(data).toEqual({ price: 20, availability: false })
     }))
 
+  it.effect("definition lists (bold term, then \": definition\") give label/value pairs", () =>
+    Effect.gen(function*() {
+      const data = yield* run((j) =>
+        j.extract({
+          instructions: "",
+          schema: { type: "object", properties: { delivery: { type: "string" }, returns: { type: "string" } } },
+          pages: [{ url: "https://shop.test/p", title: "P", text: "**Delivery**\n\n: 2 to 4 working days\n\n**Returns**\n\n: Free within 30 days" }]
+        })
+      )
+      expect(data).toEqual({ delivery: "2 to 4 working days", returns: "Free within 30 days" })
+    }))
+
   it.effect("without a schema: a summary and key points", () =>
     Effect.gen(function*() {
       const data = yield* run((j) =>

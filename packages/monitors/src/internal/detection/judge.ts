@@ -191,7 +191,19 @@ const labelMatches = (label: string, property: string) => {
 /** Candidate "label: value" pairs of a Markdown text: label lines, bold labels, table rows. */
 const pairsOf = (text: string): Array<{ label: string; value: string }> => {
   const pairs: Array<{ label: string; value: string }> = []
+  // A definition list renders as a bold term line, then ": definition" after a blank line.
+  let term: string | undefined
   for (const raw of text.split("\n")) {
+    if (raw.trim() === "") continue
+    const definition = /^\s*:\s+(.+)$/.exec(raw)
+    if (definition !== null && term !== undefined) {
+      pairs.push({ label: term, value: clean(definition[1]!) })
+      term = undefined
+      continue
+    }
+    const termLine = /^\*\*([^*]{1,60})\*\*\s*$/.exec(raw.trim())
+    term = termLine === null ? undefined : clean(termLine[1]!)
+    if (termLine !== null) continue
     const line = raw.replace(/^\s*(?:[-*+]|\d+\.)\s+/, "")
     const bold = /^\*\*([^*]{1,60})\*\*:?\s*(.+)$/.exec(line)
     if (bold !== null) {

@@ -130,6 +130,20 @@ describe("deterministic judgeExtract", () => {
       expect(verdict.title).toBe("price changed from 10 to 12")
     }))
 
+  it.effect("a change of a field the instructions do not ask about, while the one they name is unchanged: not relevant", () =>
+    Effect.gen(function*() {
+      const verdict = (yield* judgeExtract(
+        { price: 10, warranty: "Two years" },
+        { price: 10, warranty: "One year" },
+        "Track the price"
+      ))!
+      expect(verdict.relevant).toBe(false)
+      expect(verdict.importance).toBe("low")
+      expect(verdict.confidence).toBeLessThan(0.5)
+      expect(verdict.matched_urls).toEqual([])
+      expect(verdict.evidence).toEqual([{ before: "warranty: Two years", after: "warranty: One year", url: "https://shop.test/p" }])
+    }))
+
   it.effect("a changed text field: medium", () =>
     Effect.gen(function*() {
       const verdict = (yield* judgeExtract({ warranty: "Two years" }, { warranty: "One year" }, "warranty terms"))!

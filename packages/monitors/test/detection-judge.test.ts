@@ -113,6 +113,16 @@ describe("deterministic judgePage", () => {
       }))
   }
 
+  it.effect("a news line vs a price line in one paragraph list (the HTTP test's page)", () =>
+    Effect.gen(function*() {
+      const body = (price: string, news: string) => `# Plans\n\nThe team plan costs ${price} per seat.\n\nLatest news: ${news}.`
+      const unrelated = yield* judge("Tell me when prices change", body("$20", "we moved offices"), body("$20", "we hired a designer"))
+      expect(unrelated.relevant).toBe(false)
+      const priced = yield* judge("Tell me when prices change", body("$20", "we hired a designer"), body("$25", "we hired a designer"))
+      expect(priced).toMatchObject({ relevant: true, importance: "high", title: "Price changed from $20 to $25" })
+      expect(priced.evidence[0]).toEqual({ before: "The team plan costs $20 per seat.", after: "The team plan costs $25 per seat.", url })
+    }))
+
   it.effect("evidence of a price change holds the changed lines before and after", () =>
     Effect.gen(function*() {
       const verdict = yield* judge("pricing", pricingPage(), pricingPage({ pro: "$12/month" }))

@@ -343,24 +343,34 @@ export const judgeExtract = (input: { readonly instructions: string; readonly be
   if (changed.length === 0) return undefined
   const terms = termsOf(input.instructions)
   const want = intents(input.instructions)
-  const related = changed.filter((f) => {
-    const text = `${f.replace(/_/g, " ")} ${show(input.before[f])} ${show(input.after[f])}`
-    return terms.stems.some((t) => words(text).map(stem).includes(t)) || terms.phrases.some((p) => text.toLowerCase().includes(p))
-  })
-  const numeric = changed.some((f) => typeof input.before[f] === "number" || typeof input.after[f] === "number" ||
-    (want.money && MONEY.test(`${show(input.before[f])} ${show(input.after[f])}`)))
-  MONEY.lastIndex = 0
-  // Without a field about the instructions, a change is still reported, less confidently: the data was chosen for them.
-  const relevant = true
-  const confidence = related.length > 0 ? Math.min(0.95, 0.6 + 0.1 * related.length + (numeric ? 0.1 : 0)) : 0.55
+  const relates = (f: string, values: ReadonlyArray<unknown>) => {
+    const text = [f.replace(/([a-z])([A-Z])/g, "$1 $2").replace(/_/g, " "), ...values.map(show)].join(" ")
+    const stems = words(text).map(stem)
+    return terms.stems.some((t) => stems.includes(t)) || terms.phrases.some((p) => text.toLowerCase().includes(p))
+  }
+  const related = changed.filter((f) => relates(f, [input.before[f], input.after[f]]))
+  // A better signal: the instructions name fields of the data, and none of them changed (the price is watched, the
+  // warranty text changed). Otherwise the data was extracted for the instructions, so any change of it counts.
+  const namesUnchanged = related.length === 0 && fields.some((f) => relates(f, []))
+  const numeric = changed.some((f) =>
+    typeof input.before[f] === "number" || typeof input.after[f] === "number" ||
+    (want.money && new RegExp(MONEY.source, "i").test(`${show(input.before[f])} ${show(input.after[f])}`))
+  )
+  const relevant = !namesUnchanged
+  const confidence = namesUnchanged
+    ? 0.2
+    : related.length > 0
+    ? Math.min(0.95, 0.6 + 0.1 * related.length + (numeric ? 0.1 : 0))
+    : 0.55
   const first = related[0] ?? changed[0]!
   return {
     relevant,
     confidence: Math.round(confidence * 100) / 100,
-    importance: numeric ? "high" : "medium",
+    importance: namesUnchanged ? "low" : numeric ? "high" : "medium",
     evidence: changed.slice(0, 10).map((f) => ({ before: `${f}: ${show(input.before[f])}`, after: `${f}: ${show(input.after[f])}`, url: input.urls[0] })),
     title: `${first.replace(/_/g, " ")} changed from ${clip(show(input.before[first]), 60)} to ${clip(show(input.after[first]), 60)}`,
-    summary: `${changed.length} field(s) changed: ${changed.join(", ")}`,
-    matched_urls: [...input.urls]
+    summary: `${changed.length} field${changed.length === 1 ? "" : "s"} changed: ${changed.join(", ")}` +
+      (namesUnchanged ? "; none of them is what the instructions ask about" : ""),
+    matched_urls: relevant ? [...input.urls] : []
   }
 }

@@ -113,6 +113,30 @@ describe("deterministic judgePage", () => {
       }))
   }
 
+  it.effect("negated clauses: a change only about what the instructions exclude is not relevant", () =>
+    Effect.gen(function*() {
+      const page = (blog: string, pro: string) =>
+        `# Acme\n\n## Pricing\n\n| Pro | ${pro} |\n\n## Blog\n\n${blog}\n\n## Contact\n\nWrite to us.`
+      const instructions = "Tell me when prices change, but ignore the blog"
+      const blog = yield* judge(instructions, page("Spring sale: $5 off", "$10"), page("Summer sale: $8 off", "$10"))
+      expect(blog.relevant).toBe(false)
+      const price = yield* judge(instructions, page("Spring sale: $5 off", "$10"), page("Spring sale: $5 off", "$12"))
+      expect(price).toMatchObject({ relevant: true, importance: "high", title: "Price changed from $10 to $12" })
+    }))
+
+  it.effect("an apostrophe is no quote; a negated value kind is not asked for", () =>
+    Effect.gen(function*() {
+      const instructions = "Tell me about job openings in the careers section, don't care about pricing"
+      const careers = yield* judge(
+        instructions,
+        pricingPage(),
+        pricingPage().replace("We are hiring engineers in Berlin.", "We are hiring designers in Lisbon.")
+      )
+      expect(careers.relevant).toBe(true)
+      const price = yield* judge(instructions, pricingPage(), pricingPage({ pro: "$12/month" }))
+      expect(price.relevant).toBe(false)
+    }))
+
   it.effect("a news line vs a price line in one paragraph list (the HTTP test's page)", () =>
     Effect.gen(function*() {
       const body = (price: string, news: string) => `# Plans\n\nThe team plan costs ${price} per seat.\n\nLatest news: ${news}.`

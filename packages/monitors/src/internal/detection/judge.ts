@@ -31,12 +31,44 @@ export const stem = (word: string): string => {
 
 const words = (text: string): Array<string> => (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])
 
-/** The terms of instructions: quoted phrases whole, other words stemmed without stop words. */
-export const termsOf = (instructions: string): { readonly phrases: ReadonlyArray<string>; readonly stems: ReadonlyArray<string> } => {
-  const phrases = [...instructions.matchAll(/["“']([^"”']{2,80})["”']/g)].map((m) => m[1]!.toLowerCase())
-  const rest = instructions.replace(/["“']([^"”']{2,80})["”']/g, " ")
-  const stems = [...new Set(words(rest).filter((w) => !STOP.has(w) && w.length > 1).map(stem))]
-  return { phrases, stems }
+/** Quoted phrases: "double", “curly” or 'single' quotes (an apostrophe inside a word, as in "don't", is no quote). */
+const QUOTED = /["“]([^"”]{2,80})["”]|(?:^|(?<=[\s(]))[‘']([^'’]{2,80})['’](?=$|[\s).,;:!?])/g
+/** Words that turn the rest of their clause into what the instructions do not care about. */
+const NEGATION = /\b(?:ignore|ignoring|except|excluding|exclude|other than|apart from|do(?:n'?t| not) care about|do(?:n'?t| not) (?:notify|tell|alert) (?:me|us) (?:about|of|to|when))\b/i
+/** A clause opening with "not" or "never" ("..., but not the footer"). */
+const NEGATED_CLAUSE = /^\s*(?:and\s+|or\s+)?(?:not|never)\b/i
+
+const stemsOf = (text: string) => [...new Set(words(text).filter((w) => !STOP.has(w) && w.length > 1).map(stem))]
+
+/**
+ * The terms of instructions: quoted phrases whole, other words stemmed without stop words; words of a negated
+ * clause ("ignore the footer", "but not the blog") are `negative`: a change only about them is not relevant.
+ */
+export const termsOf = (instructions: string): {
+  readonly phrases: ReadonlyArray<string>
+  readonly stems: ReadonlyArray<string>
+  readonly negative: ReadonlyArray<string>
+  /** The instructions without their negated clauses (what value kinds are asked about is read from it). */
+  readonly asked: string
+} => {
+  const phrases = [...instructions.matchAll(QUOTED)].map((m) => (m[1] ?? m[2]!).toLowerCase())
+  const rest = instructions.replace(QUOTED, " ")
+  const positive: Array<string> = []
+  const negative: Array<string> = []
+  for (const clause of rest.split(/[.;,!?\n]|\bbut\b/i)) {
+    const inline = NEGATION.exec(clause)
+    if (inline !== null) {
+      positive.push(clause.slice(0, inline.index))
+      negative.push(clause.slice(inline.index + inline[0].length))
+    } else if (NEGATED_CLAUSE.test(clause)) {
+      negative.push(clause.replace(NEGATED_CLAUSE, " "))
+    } else {
+      positive.push(clause)
+    }
+  }
+  const neg = stemsOf(negative.join(" "))
+  const stems = stemsOf(positive.join(" ")).filter((t) => !neg.includes(t))
+  return { phrases, stems, negative: neg, asked: [...positive, ...phrases].join(" ") }
 }
 
 /** What kinds of values the instructions care about. */
@@ -91,13 +123,14 @@ const scoreBlock = (
   consider(want.stock, "availability", STOCK)
   // A changed bare number next to a matched word counts as a value change too (quantities, counts).
   const numbers = lineHits > 0 && differs(valuesOf(removed, NUMBER), valuesOf(added, NUMBER))
-  return { lineHits, sectionHits, values: kinds, numbers }
+  const negativeHits = terms.negative.filter((t) => changedStems.has(t) || sectionStems.has(t)).length
+  return { lineHits, sectionHits, values: kinds, numbers, negativeHits }
 }
 
 /** Whether a page text change matters to `instructions`. */
 export const judgePage = (input: { readonly instructions: string; readonly url: string; readonly before: string; readonly after: string }): Verdict => {
   const terms = termsOf(input.instructions)
-  const want = intents(input.instructions)
+  const want = intents(terms.asked)
   const changes = lineChanges(input.before, input.after)
   // Sections of all blocks in one pass over each text (a per-block search is quadratic on long pages).
   const afterPaths = headingPaths(changes.after, changes.blocks.map((b) => b.afterStart))
@@ -112,9 +145,11 @@ export const judgePage = (input: { readonly instructions: string; readonly url: 
   // A block is about the instructions when its lines or the section it sits in name what they care about.
   // Instructions naming nothing in particular ("any change") make every change relevant.
   const anything = terms.stems.length === 0 && terms.phrases.length === 0
-  const matched = scored.filter((s) => anything || s.lineHits > 0 || s.sectionHits > 0)
+  // A block about what the instructions exclude counts only when its changed lines also name what they ask for.
+  const considered = scored.filter((s) => s.negativeHits === 0 || s.lineHits > 0)
+  const matched = considered.filter((s) => anything || s.lineHits > 0 || s.sectionHits > 0)
   // A value of the wanted kind that changed counts even without a matching word when the instructions are only about it.
-  const valueOnly = scored.filter((s) => !matched.includes(s) && s.values.length > 0 && terms.stems.length <= 3)
+  const valueOnly = considered.filter((s) => !matched.includes(s) && s.values.length > 0 && terms.stems.length <= 3)
   const found = [...matched, ...valueOnly]
   // Instructions about a kind of value (a price, stock, a date, a version) are met by a change of such a value or of
   // lines naming it; a word they share with an unrelated line ("teams" in a tagline for "the Team plan's price") is not.
@@ -342,7 +377,7 @@ export const judgeExtract = (input: { readonly instructions: string; readonly be
   const changed = fields.filter((f) => !same(input.before[f], input.after[f]))
   if (changed.length === 0) return undefined
   const terms = termsOf(input.instructions)
-  const want = intents(input.instructions)
+  const want = intents(terms.asked)
   const relates = (f: string, values: ReadonlyArray<unknown>) => {
     const text = [f.replace(/([a-z])([A-Z])/g, "$1 $2").replace(/_/g, " "), ...values.map(show)].join(" ")
     const stems = words(text).map(stem)

@@ -151,5 +151,6 @@ describe("deterministic judgePage", () => {
     Effect.gen(function*() {
       const verdict = yield* judge("pricing", pricingPage(), pricingPage({ pro: "$12/month" }))
       expect(verdict.evidence[0]).toEqual({ before: "| Pro | $10/month | 5 |", after: "| Pro | $12/month | 5 |", url })
+      expect(verdict.summary).toBe("Price: $10 → $12 in section 'Pricing'. 1 of 1 changed region concerns the instructions.")
     }))
 })

@@ -127,6 +127,8 @@ const scoreBlock = (
   return { lineHits, sectionHits, values: kinds, numbers, negativeHits }
 }
 
+const regions = (n: number) => `${n} changed region${n === 1 ? "" : "s"}`
+
 /** Whether a page text change matters to `instructions`. */
 export const judgePage = (input: { readonly instructions: string; readonly url: string; readonly before: string; readonly after: string }): Verdict => {
   const terms = termsOf(input.instructions)
@@ -176,7 +178,7 @@ export const judgePage = (input: { readonly instructions: string; readonly url: 
       importance: "low",
       evidence: [],
       title: `Unrelated change on ${input.url}`,
-      summary: `${changes.blocks.length} changed region(s), none about: ${input.instructions.slice(0, 120)}`,
+      summary: `${regions(changes.blocks.length)}, none about: ${input.instructions.slice(0, 120)}`,
       matched_urls: []
     }
   }
@@ -200,8 +202,12 @@ export const judgePage = (input: { readonly instructions: string; readonly url: 
     importance,
     evidence: relevantBlocks.slice(0, 5).map((s) => ({ before: clip(s.removed), after: clip(s.added), url: input.url })),
     title,
-    summary: `${relevantBlocks.length} of ${changes.blocks.length} changed region(s) concern the instructions` +
-      (best.section === "" ? "" : `; mainly '${best.section}'`) + (value === undefined ? "" : `; ${value.kind}: ${value.before.join(", ") || "none"} → ${value.after.join(", ") || "none"}`),
+    summary: (value === undefined
+      ? ""
+      : `${value.kind[0]!.toUpperCase()}${value.kind.slice(1)}: ${value.before.join(", ") || "none"} → ${value.after.join(", ") || "none"}` +
+        (best.section === "" ? "" : ` in section '${best.section}'`) + ". ") +
+      `${relevantBlocks.length} of ${regions(changes.blocks.length)} concern${changes.blocks.length === 1 ? "s" : ""} the instructions` +
+      (value === undefined && best.section !== "" ? `, mainly in section '${best.section}'` : "") + ".",
     matched_urls: [input.url]
   }
 }

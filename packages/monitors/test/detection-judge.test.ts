@@ -147,6 +147,15 @@ describe("deterministic judgePage", () => {
       expect(priced.evidence[0]).toEqual({ before: "The team plan costs $20 per seat.", after: "The team plan costs $25 per seat.", url })
     }))
 
+  it.effect("a price change in a 1 MB page is judged well under a second", () =>
+    Effect.gen(function*() {
+      const filler = Array.from({ length: 20_000 }, (_, i) => `Paragraph ${i}: ${"lorem ipsum dolor sit amet ".repeat(2)}`).join("\n")
+      const started = performance.now()
+      const verdict = yield* judge("pricing", `${filler}\n${pricingPage()}`, `${filler}\n${pricingPage({ pro: "$12/month" })}`)
+      expect(performance.now() - started).toBeLessThan(1000)
+      expect(verdict).toMatchObject({ relevant: true, importance: "high", title: "Price changed from $10 to $12" })
+    }))
+
   it.effect("evidence of a price change holds the changed lines before and after", () =>
     Effect.gen(function*() {
       const verdict = yield* judge("pricing", pricingPage(), pricingPage({ pro: "$12/month" }))

@@ -92,6 +92,14 @@ describe("comparePages", () => {
       expect(change.diff).toContain("\n+New item\n+Other item\n")
     }))
 
+  it.effect("from an empty text: one hunk of additions", () =>
+    Effect.sync(() => {
+      const change = ChangeDetection.comparePages("", "# Hello\n\nWorld", "u")!
+      expect(change.diff).toBe("--- before\n+++ after\n@@ -0,0 +1,3 @@\n+# Hello\n+\n+World\n")
+      expect(change.before_text_excerpt).toBe("")
+      expect(change.summary).toBe("3 lines added in section 'Hello'")
+    }))
+
   it.effect("a change of whitespace inside a line is shown as a -/+ pair (never an empty diff)", () =>
     Effect.sync(() => {
       const change = ChangeDetection.comparePages("a  b", "a b", "u")!

@@ -71,7 +71,10 @@ const one = async (i: number) => {
     const exit = await runtime.runPromiseExit(Effect.scoped(Effect.gen(function*() {
       const lease = yield* (yield* BrowserPool.BrowserPool).context({ viewport: { width: 800, height: 600 } })
       const page = yield* Effect.promise(() => lease.context.newPage())
+      // Held until Chromium reports the crash, as a render that crashes mid-load is.
+      const crashed = page.waitForEvent("crash", { timeout: 5_000 }).catch(() => undefined)
       yield* Effect.promise(() => page.goto("chrome://crash").then(() => "no crash", (e: Error) => e.message))
+      yield* Effect.promise(() => crashed)
     })))
     return void (Exit.isSuccess(exit) ? outcomes.crashed++ : outcomes.other++)
   }

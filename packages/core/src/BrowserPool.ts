@@ -77,6 +77,9 @@ export class BrowserPool extends Context.Tag("@sift/core/BrowserPool")<BrowserPo
   readonly stats: Effect.Effect<PoolStats>
 }>() {}
 
+/** Page crashes after which a browser is replaced (its crashed renderer processes go with it). */
+export const RECYCLE_AFTER_CRASHES = 5
+
 const chromiumPath = (configured: string | undefined): string | undefined =>
   configured ?? ["/usr/lib/chromium/chromium", "/usr/bin/chromium"].find((path) => existsSync(path))
 
@@ -99,6 +102,23 @@ export const make = (options: BrowserPoolOptions) =>
     let browser: Browser | undefined
     let launches = 0
     let openContexts = 0
+    // Crashed renderer processes linger (as zombies) until their browser exits: after this many page crashes the
+    // browser is retired. New contexts get a fresh browser; the old one closes when its last context does.
+    let crashes = 0
+    const retired = new Set<Browser>()
+    const retireIfCrashed = (owner: Browser) => {
+      if (owner !== browser) return
+      crashes++
+      if (crashes < RECYCLE_AFTER_CRASHES || options.wsEndpoint !== undefined) return
+      browser = undefined
+      crashes = 0
+      retired.add(owner)
+      if (owner.contexts().length === 0) closeRetired(owner)
+    }
+    const closeRetired = (owner: Browser) => {
+      retired.delete(owner)
+      void owner.close().catch(() => undefined)
+    }
 
     const launch = Effect.tryPromise({
       try: async () => {
@@ -116,6 +136,7 @@ export const make = (options: BrowserPoolOptions) =>
       if (browser !== undefined && browser.isConnected()) return Effect.succeed(browser)
       return Effect.map(launch, (launched) => {
         launches++
+        crashes = 0
         browser = launched
         launched.on("disconnected", () => {
           if (browser === launched) browser = undefined
@@ -126,9 +147,10 @@ export const make = (options: BrowserPoolOptions) =>
 
     yield* Effect.addFinalizer(() =>
       Effect.promise(async () => {
-        const open = browser
+        const open = [browser, ...retired]
         browser = undefined
-        await open?.close().catch(() => undefined)
+        retired.clear()
+        await Promise.all(open.map((b) => b?.close().catch(() => undefined)))
       })
     )
 
@@ -178,6 +200,7 @@ export const make = (options: BrowserPoolOptions) =>
               serviceWorkers: "block",
               ...(proxy === undefined ? {} : { proxy: { server: proxy } })
             })
+            context.on("page", (page) => page.on("crash", () => retireIfCrashed(owner)))
             // With every address allowed there is nothing to check: no interception, no round trip per request.
             if (policy === AddressGuard.allowAll) return context
             await context.route("**/*", async (route) => {
@@ -201,9 +224,11 @@ export const make = (options: BrowserPoolOptions) =>
         return yield* Effect.acquireRelease(
           Effect.tap(openContext(contextOptions), () => Effect.sync(() => openContexts++)),
           (lease) =>
-            Effect.promise(() => lease.context.close().catch(() => undefined)).pipe(
-              Effect.ensuring(Effect.sync(() => openContexts--))
-            )
+            Effect.promise(async () => {
+              const owner = lease.context.browser()
+              await lease.context.close().catch(() => undefined)
+              if (owner !== null && retired.has(owner) && owner.contexts().length === 0) closeRetired(owner)
+            }).pipe(Effect.ensuring(Effect.sync(() => openContexts--)))
         )
       })
 

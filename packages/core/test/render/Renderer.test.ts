@@ -215,7 +215,34 @@ describe("rendering", { timeout: 60_000 }, () => {
     expect(out.missing._tag).toBe("InvalidRequest")
   })
 
+  it("after repeated page crashes the browser is replaced, and the old Chromium (with its crashed renderers) exits", async () => {
+    const chromiumChildren = () =>
+      execFileSync("ps", ["-o", "pid=,comm=", "--ppid", String(process.pid)], { encoding: "utf8" })
+        .split("\n").map((line) => line.trim().split(/\s+/)).filter(([, comm]) => comm !== undefined && /chrom/i.test(comm)).map(([pid]) => pid)
+    await scrape({ url: `${site.url}/app`, sharedParams: { viewport: { width: 1000 }, waitFor: 0 } })
+    const before = await stats()
+    const [first] = chromiumChildren()
+    for (let i = 0; i < BrowserPool.RECYCLE_AFTER_CRASHES; i++) {
+      await run(Effect.scoped(Effect.gen(function*() {
+        const lease = yield* (yield* BrowserPool.BrowserPool).context({ viewport: { width: 800, height: 600 } })
+        const page = yield* Effect.promise(() => lease.context.newPage())
+        const crashed = page.waitForEvent("crash", { timeout: 5_000 })
+        yield* Effect.promise(() => page.goto("chrome://crash").catch(() => undefined))
+        yield* Effect.promise(() => crashed)
+      })))
+    }
+    const next = await scrape({ url: `${site.url}/app`, sharedParams: { viewport: { width: 1000 }, waitFor: 0 } })
+    expect(next.markdown.data).toContain("Drawn by script")
+    expect((await stats()).launches).toBe(before.launches + 1)
+    await new Promise((resolve) => setTimeout(resolve, 1_000))
+    const now = chromiumChildren()
+    expect(now).toHaveLength(1)
+    expect(now[0]).not.toBe(first)
+    expect((await stats()).openContexts).toBe(0)
+  })
+
   it("killing Chromium mid-request fails that request cleanly and the next one succeeds", async () => {
+    const launchesBefore = (await stats()).launches
     const pending = scrapeExit({ url: `${site.url}/hang`, sharedParams: { viewport: { width: 1000 } }, timeoutOpts: { milliseconds: 20_000 } })
     await new Promise((resolve) => setTimeout(resolve, 1_000))
     const children = execFileSync("ps", ["-o", "pid=,comm=", "--ppid", String(process.pid)], { encoding: "utf8" })
@@ -226,6 +253,6 @@ describe("rendering", { timeout: 60_000 }, () => {
     expect(failed?.errorCode).toBe("WEBSITE_ACCESS_ERROR")
     const next = await scrape({ url: `${site.url}/app`, sharedParams: { viewport: { width: 1000 }, waitFor: 0 } })
     expect(next.markdown.data).toContain("Drawn by script")
-    expect((await stats()).launches).toBe(2)
+    expect((await stats()).launches).toBe(launchesBefore + 1)
   })
 })

@@ -1,15 +1,19 @@
 /**
  * The `screenshot` output: which part of the page to capture (`area`), the 40-megapixel cap, encoding the browser's
- * PNG capture as png, jpeg or webp (sharp), and the data URL the API returns. The browser capture itself belongs to
- * the `Renderer`; everything here is a pure function of the request and the captured bytes.
+ * PNG capture as png, jpeg or webp (sharp), the data URL the API returns, and the screenshot cache (`cached`). The
+ * browser capture itself belongs to the `Renderer`; everything else is a function of the request and the bytes.
  *
  * @since 0.1.0
  */
-import { Effect } from "effect"
+import { Clock, Effect, Option } from "effect"
+import { createHash } from "node:crypto"
 import sharp from "sharp"
+import { Cache } from "./Cache.js"
 import { ContentError, InvalidRequest, type WebsiteError } from "./Errors.js"
+import { viewportOf } from "./internal/render/session.js"
 import type * as Renderer from "./Renderer.js"
-import type * as ScrapeRequest from "./ScrapeRequest.js"
+import * as ScrapeRequest from "./ScrapeRequest.js"
+import type { CacheMetadata } from "./ScrapeResult.js"
 
 /** The largest screenshot Sift produces, in pixels (decisions §2: at most 40 megapixels). */
 export const MAX_PIXELS = 40_000_000
@@ -160,4 +164,139 @@ export const slice = (
       catch: (error) => new ContentError({ reason: "Corrupt", detail: `could not cut the screenshot: ${String(error)}` })
     })
     return { bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), width: size.width, height: sliceHeight }
+  })
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Caching. A screenshot is a pure function of the page and the options that change its pixels, so a repeated request
+// answers from the cache (encoded bytes plus what an answer needs) instead of rendering again.
+
+/** A screenshot as the cache keeps it: the encoded image, the page it shows and when it was captured. */
+export interface CachedScreenshot {
+  readonly contentType: string
+  readonly bytes: Uint8Array
+  readonly width: number
+  readonly height: number
+  /** The captured page's URL (after redirects, or the page a `page=` lookup found). */
+  readonly url: string
+  /** Epoch milliseconds of the capture, for `age_ms`. */
+  readonly capturedAt: number
+}
+
+/** A screenshot and where it came from (`hit` with its age, a fresh `miss`, or `zdr` when the cache was bypassed). */
+export interface CacheOutcome {
+  readonly screenshot: CachedScreenshot
+  readonly cache: CacheMetadata
+  /** False when a deadline captured a page still loading (`return-partial`); such a capture is never cached. */
+  readonly complete: boolean
+}
+
+/**
+ * Whether a request may read and write the screenshot cache: not with zero data retention, forwarded headers (they
+ * may change what the site shows, and must not be kept) or actions (decisions §3: actions bypass the cache).
+ */
+export const cacheable = (request: ScrapeRequest.ScrapeRequest): boolean =>
+  request.zdr !== "enabled" &&
+  Object.keys(request.sharedParams?.headers ?? {}).length === 0 &&
+  (request.sharedParams?.actions?.length ?? 0) === 0
+
+/** JSON with object keys sorted, so equal options give equal keys whatever order they were written in. */
+const canonical = (value: unknown): string =>
+  JSON.stringify(value, (_key, inner: unknown) =>
+    inner !== null && typeof inner === "object" && !Array.isArray(inner)
+      ? Object.fromEntries(Object.entries(inner).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : inner)
+
+/**
+ * The cache key of a screenshot: the URL and every option that changes its pixels (exit country, viewport, theme,
+ * waits, settling, dismissal, frames, format and area), with defaults filled in so that spelling a default out
+ * shares the entry. `extra` names what the caller adds (e.g. the page type `GET /web/screenshot` looks up).
+ * Content filters, Markdown and image options, deadline, freshness and tags do not change the pixels.
+ */
+export const cacheKey = (request: ScrapeRequest.ScrapeRequest, extra: Record<string, unknown> = {}): string => {
+  const shared = request.sharedParams
+  return "screenshot:v1:" + createHash("sha256").update(canonical({
+    url: request.url,
+    country: shared?.country?.toLowerCase(),
+    viewport: viewportOf(shared?.viewport),
+    theme: shared?.theme,
+    waitFor: shared?.waitFor,
+    settleAnimations: shared?.settleAnimations,
+    dismissCookies: shared?.dismissCookies === true,
+    dismissPopups: shared?.dismissPopups === true,
+    includeFrames: shared?.includeFrames === true,
+    format: request.screenshotParams?.format ?? "png",
+    area: request.screenshotParams?.area ?? "viewport",
+    extra
+  })).digest("hex")
+}
+
+const textEncoder = new TextEncoder()
+const textDecoder = new TextDecoder()
+
+/** The cache entry of a screenshot: a 4-byte length, the JSON of its description, then the image bytes. */
+export const encodeCached = (shot: CachedScreenshot): Uint8Array => {
+  const head = textEncoder.encode(JSON.stringify({
+    v: 1,
+    contentType: shot.contentType,
+    width: shot.width,
+    height: shot.height,
+    url: shot.url,
+    capturedAt: shot.capturedAt
+  }))
+  const entry = new Uint8Array(4 + head.byteLength + shot.bytes.byteLength)
+  new DataView(entry.buffer).setUint32(0, head.byteLength)
+  entry.set(head, 4)
+  entry.set(shot.bytes, 4 + head.byteLength)
+  return entry
+}
+
+/** Reads a cache entry made by `encodeCached`; anything else (an older layout, a damaged row) is `undefined`, a miss. */
+export const decodeCached = (entry: Uint8Array): CachedScreenshot | undefined => {
+  try {
+    if (entry.byteLength < 4) return undefined
+    const length = new DataView(entry.buffer, entry.byteOffset, entry.byteLength).getUint32(0)
+    if (4 + length > entry.byteLength) return undefined
+    const head = JSON.parse(textDecoder.decode(entry.subarray(4, 4 + length))) as Record<string, unknown>
+    const { contentType, width, height, url, capturedAt } = head
+    if (head.v !== 1 || typeof contentType !== "string" || typeof url !== "string") return undefined
+    if (typeof width !== "number" || typeof height !== "number" || typeof capturedAt !== "number") return undefined
+    const bytes = entry.subarray(4 + length)
+    if (bytes.byteLength === 0) return undefined
+    return { contentType, width, height, url, capturedAt, bytes }
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * A screenshot through the cache. A cacheable request with `maxAgeMs` > 0 (default 1 day) is answered from a fresh
+ * enough entry (`hit`, `age_ms` from the capture); otherwise `capture` runs and its complete result is stored
+ * (`maxAgeMs` 0 renders fresh and updates the entry). A partial capture is returned but never stored; requests that
+ * bypass the cache neither read nor write it (`zdr` for zero data retention, else `miss`).
+ */
+export const cached = <E, R>(
+  request: ScrapeRequest.ScrapeRequest,
+  capture: Effect.Effect<{ readonly screenshot: CachedScreenshot; readonly complete: boolean }, E, R>,
+  extra: Record<string, unknown> = {}
+): Effect.Effect<CacheOutcome, E, R | Cache> =>
+  Effect.gen(function*() {
+    if (!cacheable(request)) {
+      const fresh = yield* capture
+      return { ...fresh, cache: { status: request.zdr === "enabled" ? "zdr" : "miss", age_ms: 0 } } as const
+    }
+    const cache = yield* Cache
+    const key = cacheKey(request, extra)
+    const maxAge = request.maxAgeMs ?? ScrapeRequest.DEFAULT_MAX_AGE_MS
+    if (maxAge > 0) {
+      const hit = (yield* cache.get(key, maxAge)).pipe(Option.flatMapNullable((entry) => decodeCached(entry.value)))
+      if (Option.isSome(hit)) {
+        const now = yield* Clock.currentTimeMillis
+        const age = Math.max(0, now - hit.value.capturedAt)
+        // The entry's own capture time decides, so a clock step or a lagging row never serves one older than asked.
+        if (age <= maxAge) return { screenshot: hit.value, cache: { status: "hit", age_ms: age }, complete: true } as const
+      }
+    }
+    const fresh = yield* capture
+    if (fresh.complete) yield* cache.set(key, encodeCached(fresh.screenshot))
+    return { ...fresh, cache: { status: "miss", age_ms: 0 } } as const
   })

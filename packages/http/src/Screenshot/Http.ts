@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { type Cache, Errors, type Fetcher, Html, Pipeline, type ScrapeRequest, Screenshot } from "@sift/core"
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 import type { Element, Root, RootContent } from "hast"
 import { ApiFailure } from "../ErrorMapping.js"
 import * as FormattedResults from "../internal/formattedResults.js"
@@ -170,15 +170,29 @@ const resolvePage = (input: ScreenshotInput) =>
     return Object.assign(Object.create(Object.getPrototypeOf(input.request)), input.request, { url: found }) as ScrapeRequest.ScrapeRequest
   })
 
-const run = (_caller: Caller, input: ScreenshotInput) =>
+/** Renders the screenshot of a request (finding the page first for `page=`): the capture, before any `scrollOffset`. */
+const capture = (input: ScreenshotInput) =>
   Effect.gen(function*() {
     const request = yield* resolvePage(input)
     const result = yield* FormattedResults.run(request)
-    let shot = Screenshot.fromDataUrl(result.screenshot.data ?? "")
+    const shot = Screenshot.fromDataUrl(result.screenshot.data ?? "")
     if (shot === undefined) {
       return yield* new Errors.ContentError({ reason: "CapabilityMissing", detail: "the browser returned no screenshot" })
     }
-    let size = yield* Screenshot.measure(shot.bytes)
+    const size = yield* Screenshot.measure(shot.bytes)
+    const complete = Pipeline.renderInfo(result).finalDOMState !== "still-loading" && result.isPartial !== true
+    const capturedAt = yield* Clock.currentTimeMillis
+    return { screenshot: { ...shot, ...size, url: result.url, capturedAt }, complete }
+  })
+
+const run = (_caller: Caller, input: ScreenshotInput) =>
+  Effect.gen(function*() {
+    const request = input.request
+    // Keyed by the request as asked (for `page=`, the domain and page type), so a hit needs no fetch at all; the
+    // capture is cached before `scrollOffset` cuts it, so every offset of one page shares the entry.
+    const outcome = yield* Screenshot.cached(request, capture(input), input.page === undefined ? {} : { page: input.page })
+    let shot: { readonly contentType: string; readonly bytes: Uint8Array } = outcome.screenshot
+    let size = { width: outcome.screenshot.width, height: outcome.screenshot.height }
     if (input.scrollOffset !== undefined) {
       const viewportHeight = request.sharedParams?.viewport?.height ?? (request.sharedParams?.viewport === undefined ? 1080 : 900)
       const slice = yield* Screenshot.slice(shot.bytes, input.scrollOffset, viewportHeight).pipe(Effect.mapError((error) =>
@@ -186,7 +200,6 @@ const run = (_caller: Caller, input: ScreenshotInput) =>
       shot = { contentType: "image/png", bytes: slice.bytes }
       size = { width: slice.width, height: slice.height }
     }
-    const info = Pipeline.renderInfo(result)
     return {
       body: {
         success: true,
@@ -194,11 +207,11 @@ const run = (_caller: Caller, input: ScreenshotInput) =>
         screenshot: Screenshot.toDataUrl(shot),
         width: size.width,
         height: size.height,
-        url: result.url,
+        url: outcome.screenshot.url,
         ...(input.domain === undefined ? {} : { domain: input.domain }),
         screenshotType: request.screenshotParams?.area === "fullPage" && input.scrollOffset === undefined ? "fullPage" : "viewport",
-        finalDOMState: info.finalDOMState === "still-loading" || result.isPartial ? "still-loading" : "loaded",
-        cache_metadata: result.cache_metadata
+        finalDOMState: outcome.complete ? "loaded" : "still-loading",
+        cache_metadata: outcome.cache
       },
       credits: 1
     }

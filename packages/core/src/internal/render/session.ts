@@ -10,6 +10,7 @@ import { InvalidRequest, WebsiteError } from "../../Errors.js"
 import type * as Renderer from "../../Renderer.js"
 import { dismissCookies, dismissPopups } from "./dismiss.js"
 import { inlineFrames } from "./frames.js"
+import { withBackgroundSizes } from "./images.js"
 import { collectImages, settleAnimations } from "./settle.js"
 
 // Functions passed to `page.evaluate` run in the browser; these names are the page's globals (core has no DOM types).
@@ -174,7 +175,8 @@ export const openSession = (
         return { png: new Uint8Array(png), width: dims.width, height: dims.height }
       })
 
-    const images = Effect.tryPromise({ try: () => collectImages(page), catch: fail })
+    // CSS backgrounds have no natural size in the DOM: their pictures are decoded in the page to learn it.
+    const images = Effect.tryPromise({ try: () => collectImages(page).then((found) => withBackgroundSizes(page, found)), catch: fail })
 
     return { load, snapshot, screenshot, images, viewport } satisfies Renderer.RenderSession
   })

@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import type { Element, Root, RootContent } from "hast"
-import { Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import {
   backgroundUrls,
   bestOfSrcset,
@@ -18,8 +18,13 @@ import {
   lazyUrl
 } from "./internal/page/imageSources.js"
 import { bestCandidate, documentBase, parseSrcset, resolve } from "./internal/page/url.js"
+import type * as Renderer from "./Renderer.js"
+import type * as ScrapeRequest from "./ScrapeRequest.js"
 
-/** One image of the page. `width`/`height` come from the markup when it states them as numbers. @category models */
+/**
+ * One image of the page. `width`/`height` come from the markup when it states them as numbers; on a rendered page,
+ * else from the picture the browser decoded (`withRendered`). @category models
+ */
 export const Image = Schema.Struct({
   url: Schema.String,
   alt: Schema.String,
@@ -216,3 +221,83 @@ const sizeOf = (element: Element): [number | undefined, number | undefined] => [
   dimension(element.properties.width),
   dimension(element.properties.height)
 ]
+
+/**
+ * The collected images of a rendered page with what only the browser knows:
+ * - an image without a stated size gets the size the browser decoded (CSS backgrounds included);
+ * - visible CSS backgrounds set by style sheets, which the markup never names, are added in document order, but only
+ *   when no content filter applies (`filtered` false): the browser cannot tell which of them a filter would keep.
+ * Pictures that failed to load (natural size 0), spacers and tracking pixels are never added.
+ */
+export const withRendered = (
+  collected: ReadonlyArray<Image>,
+  rendered: ReadonlyArray<Renderer.RenderedImage>,
+  options: { readonly filtered: boolean }
+): Array<Image> => {
+  const natural = new Map<string, { width: number; height: number }>()
+  for (const image of rendered) {
+    if (image.naturalWidth > 0 && image.naturalHeight > 0 && !natural.has(image.url)) {
+      natural.set(image.url, { width: image.naturalWidth, height: image.naturalHeight })
+    }
+  }
+  const sized = (image: Image): Image => {
+    const size = natural.get(image.url)
+    // The markup's word stands, even half of it: a stated width beside a decoded height would describe no picture.
+    if (size === undefined || image.width !== undefined || image.height !== undefined) return image
+    const next = { url: image.url, alt: image.alt, width: size.width, height: size.height }
+    elements.set(next, elements.get(image) ?? "img")
+    return next
+  }
+  const out = collected.map(sized)
+  if (options.filtered) return out
+  // Each added background follows the last collected image the browser drew before it (the page's og:image, which
+  // the browser does not draw, stays first).
+  const positions = new Map(out.map((image, index) => [image.url, index] as const))
+  const leadingMeta = out.findIndex((image) => elements.get(image) !== "meta")
+  const after = new Map<number, Array<Image>>()
+  const added = new Set<string>()
+  let anchor = (leadingMeta === -1 ? out.length : leadingMeta) - 1
+  for (const image of rendered) {
+    const at = positions.get(image.url)
+    if (at !== undefined) {
+      anchor = Math.max(anchor, at)
+      continue
+    }
+    if (image.source !== "background" || !image.visible || added.has(image.url)) continue
+    if (!/^(?:https?|data):/i.test(image.url) || image.naturalWidth === 0) continue
+    if (isInvisible(image.url, image.naturalWidth, image.naturalHeight)) continue
+    const background = { url: image.url, alt: image.alt.replace(/\s+/g, " ").trim(), width: image.naturalWidth, height: image.naturalHeight }
+    elements.set(background, "background")
+    added.add(image.url)
+    after.set(anchor, [...(after.get(anchor) ?? []), background])
+  }
+  if (added.size === 0) return out
+  return [...(after.get(-1) ?? []), ...out.flatMap((image, index) => [image, ...(after.get(index) ?? [])])]
+}
+
+/** Whether a request's content filters narrow the page (include or exclude selectors, main content only). */
+const filters = (request: ScrapeRequest.ScrapeRequest): boolean => {
+  const shared = request.sharedParams
+  return (shared?.includeSelectors?.length ?? 0) + (shared?.excludeSelectors?.length ?? 0) > 0 || shared?.mainContentOnly === true
+}
+
+/**
+ * `withRendered` over an open render session, within `withinMs`: the browser is asked for its images (natural sizes
+ * of backgrounds are decoded in the page); when it cannot answer in time or at all, the collected images stand.
+ */
+export const fromSession = (
+  request: ScrapeRequest.ScrapeRequest,
+  collected: ReadonlyArray<Image>,
+  session: Pick<Renderer.RenderSession, "images">,
+  withinMs: number
+): Effect.Effect<Array<Image>> =>
+  withinMs <= 0
+    ? Effect.succeed([...collected])
+    : session.images.pipe(
+      Effect.timeoutOption(withinMs),
+      Effect.option,
+      Effect.map((answer) =>
+        Option.isSome(answer) && Option.isSome(answer.value)
+          ? withRendered(collected, answer.value.value, { filtered: filters(request) })
+          : [...collected])
+    )

@@ -291,6 +291,12 @@ export const run = (
     const result = Option.isSome(loaded) ? loaded.value : yield* partial
     const checked = result.complete ? yield* refuseWalls(result) : result
     const formatted = yield* Deadline.finish(deadline, format(request, checked, options))
+    // A rendered page's images learn what only the browser knows (decoded sizes, style-sheet backgrounds), within
+    // what is left before the reserve; a partial capture keeps what the markup said.
+    if (request.wants("images") && checked.session !== undefined && checked.complete && formatted.images.data !== null) {
+      const withinMs = (yield* Deadline.remaining(deadline)) - deadline.reserveMs
+      Object.assign(formatted, { images: { requested: true, data: yield* Images.fromSession(request, formatted.images.data, checked.session, withinMs) } })
+    }
     // The screenshot is taken from the page still open in this scope, after the other outputs.
     if (!request.wants("screenshot") || checked.session === undefined) return formatted
     const shot = yield* Deadline.finish(deadline, Screenshot.capture(request, checked.session))

@@ -2,6 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import sharp from "sharp"
 import * as BrowserPool from "../../src/BrowserPool.js"
+import * as Cache from "../../src/Cache.js"
+import * as Fetcher from "../../src/Fetcher.js"
+import * as ImageEnrich from "../../src/ImageEnrich.js"
+import * as Images from "../../src/Images.js"
+import * as Pipeline from "../../src/Pipeline.js"
 import { withBackgroundSizes } from "../../src/internal/render/images.js"
 import * as Renderer from "../../src/Renderer.js"
 import * as FixtureSite from "../support/FixtureSite.js"
@@ -25,10 +30,11 @@ body { margin: 0; }
 <div class="gone"></div>
 <div class="broken"></div>
 <div class="gradient"></div>
+<p id="ready">Rendered</p>
 </body></html>`
 
 let site: FixtureSite.Site
-let runtime: ManagedRuntime.ManagedRuntime<Renderer.Renderer | BrowserPool.BrowserPool, unknown>
+let runtime: ManagedRuntime.ManagedRuntime<Renderer.Renderer | BrowserPool.BrowserPool | Fetcher.Fetcher | Cache.Cache, unknown>
 
 beforeAll(async () => {
   const image = async (width: number, height: number, colour: string) => FixtureSite.html(await png(width, height, colour), { contentType: "image/png" })
@@ -46,7 +52,11 @@ beforeAll(async () => {
     }</body></html>`)
   })
   const pool = BrowserPool.layer({ size: 1, addressPolicy: () => true })
-  runtime = ManagedRuntime.make(Layer.effect(Renderer.Renderer, Renderer.make).pipe(Layer.provideMerge(pool)))
+  runtime = ManagedRuntime.make(Layer.mergeAll(
+    Fetcher.layer({ allowPrivateTargets: true }),
+    Cache.layerMemory(),
+    Layer.effect(Renderer.Renderer, Renderer.make).pipe(Layer.provideMerge(pool))
+  ))
 }, 30_000)
 
 afterAll(async () => {
@@ -113,5 +123,42 @@ describe("natural sizes of rendered images", { timeout: 60_000 }, () => {
       return withBackgroundSizes(opened, found)
     })
     expect(closed).toEqual(found)
+  })
+})
+
+describe("the images output of a rendered page", { timeout: 60_000 }, () => {
+  const scrape = (input: Record<string, unknown>) =>
+    runtime.runPromise(Pipeline.scrape({ url: `${site.url}/`, formats: { images: true }, ...input }))
+
+  it("lists style-sheet backgrounds the markup never names, with decoded sizes, and enrichment classifies them", async () => {
+    // A selector wait needs the browser.
+    const result = await scrape({ sharedParams: { waitFor: "#ready", viewport: { width: 800, height: 600 } } })
+    const images = result.images.data!
+    expect(images.map((image) => [image.url.replace(site.url, ""), image.alt, image.width, image.height])).toEqual([
+      ["/img/wide.png", "Harbour", 300, 150],
+      ["/img/tall.png", "", 40, 90],
+      ["/img/photo.png", "Photo", 60, 40]
+    ])
+    expect(images.map(Images.elementOf)).toEqual(["background", "background", "img"])
+    const enriched = await runtime.runPromise(ImageEnrich.enrich(images, { enrich: ["dimensions", "classification"] }))
+    expect(enriched.complete).toBe(true)
+    expect(enriched.images.map((image) => [image.width, image.height])).toEqual([[300, 150], [40, 90], [120, 80]])
+    expect(enriched.images.every((image) => typeof image.classification === "string")).toBe(true)
+  })
+
+  it("with a content filter, only the markup's images (sized by the browser) are listed", async () => {
+    const result = await scrape({ sharedParams: { waitFor: "#ready", excludeSelectors: [".gradient"] } })
+    expect(result.images.data!.map((image) => [image.url.replace(site.url, ""), image.width, image.height])).toEqual([
+      ["/img/tall.png", 40, 90],
+      ["/img/photo.png", 60, 40]
+    ])
+  })
+
+  it("a static page keeps the markup's images as they were", async () => {
+    const result = await scrape({})
+    expect(result.images.data!.map((image) => [image.url.replace(site.url, ""), image.width, image.height])).toEqual([
+      ["/img/tall.png", undefined, undefined],
+      ["/img/photo.png", 60, 40]
+    ])
   })
 })

@@ -35,7 +35,11 @@ describe("screenshot endpoints (pglite, Chromium)", { timeout: 90_000 }, () => {
     site = await FixtureSite.start({
       "/": FixtureSite.html(page),
       "/gallery": FixtureSite.html(`<!doctype html><html><body><div id="list"><img src="/img/one.png" alt="One"></div>
-<button onclick="document.getElementById('list').insertAdjacentHTML('beforeend','<img src=&quot;/img/two.png&quot; alt=&quot;Two&quot;>')">Load more</button></body></html>`)
+<button onclick="document.getElementById('list').insertAdjacentHTML('beforeend','<img src=&quot;/img/two.png&quot; alt=&quot;Two&quot;>')">Load more</button></body></html>`),
+      // A hero drawn by a style-sheet background only: no markup names its picture.
+      "/hero": FixtureSite.html(`<!doctype html><html><head><style>.hero { width: 800px; height: 200px; background: url(/img/hero.png) center / cover; }</style></head>
+<body><div class="hero" aria-label="Spring collection"></div><p>Our spring collection is here.</p></body></html>`),
+      "/img/hero.png": FixtureSite.html(await sharp({ create: { width: 480, height: 240, channels: 3, background: "#3366cc" } }).png().toBuffer(), { contentType: "image/png" })
     })
     service = await TestService.start({ browser: true })
   }, 60_000)
@@ -121,6 +125,24 @@ describe("screenshot endpoints (pglite, Chromium)", { timeout: 90_000 }, () => {
     expect(body.actionsApplied).toHaveLength(1)
     expect(body.actionsApplied[0].status).toBe("applied")
     expect(body.key_metadata.credits_consumed).toBe(2)
+  })
+
+  it("GET /web/scrape/images on a rendered page lists a style-sheet background with its decoded size, enriched", async () => {
+    const { secret } = await service.key()
+    const actions = encodeURIComponent(JSON.stringify([{ do: "wait", timeMs: 10 }]))
+    const url = encodeURIComponent(`${site.url}/hero`)
+    const plain = await fetch(`${service.baseUrl}/web/scrape/images?url=${url}&actions=${actions}`, { headers: { authorization: `Bearer ${secret}` } })
+    const plainBody = await plain.json() as any
+    expect(plain.status).toBe(200)
+    expect(plainBody.images.map((image: any) => [image.url, image.alt, image.width, image.height, image.element]))
+      .toEqual([[`${site.url}/img/hero.png`, "Spring collection", 480, 240, "background"]])
+    const enriched = await fetch(`${service.baseUrl}/web/scrape/images?url=${url}&actions=${actions}&enrichment[resolution]=true&enrichment[classification]=true`, { headers: { authorization: `Bearer ${secret}` } })
+    const enrichedBody = await enriched.json() as any
+    expect(enriched.status).toBe(200)
+    expect(enrichedBody.images).toHaveLength(1)
+    expect(enrichedBody.images[0]).toMatchObject({ width: 480, height: 240, enrichment: { width: 480, height: 240 } })
+    expect(typeof enrichedBody.images[0].classification).toBe("string")
+    expect(enrichedBody.key_metadata.credits_consumed).toBe(5)
   })
 
   it("refuses bad queries with 400 and no charge", async () => {

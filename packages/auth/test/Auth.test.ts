@@ -1,7 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Migrations } from "@sift/store"
-import { Effect, Exit, Layer, Option, TestClock } from "effect"
+import { Context, Effect, Exit, Layer, Option, Scope, TestClock } from "effect"
 import { randomBytes } from "node:crypto"
 import * as Auth from "../src/index.js"
 import { backends, title } from "../../store/test/support/backends.js"
@@ -262,6 +262,27 @@ describe.skipIf(postgres.skip !== undefined)(`auth across two connection pools (
         Effect.provide(Effect.flatMap(Auth.Accounts.Accounts, (accounts) => accounts.ensureBootstrapKey(bootstrap, "scale")), context)), { concurrency: 2 })
       expect(both[1]).toEqual(both[0])
     }), { timeout: 60_000 })
+})
+
+describe("credits on embedded PGlite", () => {
+  it.live("charges committed just before shutdown are written (none lost while the writer lingers)", () =>
+    Effect.gen(function*() {
+      const pglite = backends.find((b) => b.name === "pglite")!
+      const database = yield* Layer.build(Layer.tap(pglite.layer(), (context) =>
+        Effect.provide(Migrations.run({ store: Migrations.store, auth: Auth.migrations }), context)))
+      const scope = yield* Scope.make()
+      const services = yield* Layer.buildWithScope(Layer.fresh(Auth.layer), scope).pipe(Effect.provide(database))
+      const { org } = yield* Effect.provide(setup("scale"), Context.merge(database, services))
+      const ledger = Context.get(services, Auth.CreditLedger.CreditLedger)
+      const before = (yield* ledger.balance(org.id)).remaining
+      for (let i = 0; i < 3; i++) yield* ledger.commit(yield* ledger.reserve(org.id, 2, { ttlMs: 60_000 }), { credits: 2, requestId: `late${i}` })
+      yield* Scope.close(scope, Exit.void)
+      const sql = Context.get(database, SqlClient.SqlClient)
+      const [row] = yield* sql<{ credits_remaining: number }>`SELECT credits_remaining FROM organizations WHERE id = ${org.id}`
+      const events = yield* sql<{ n: string }>`SELECT count(*) AS n FROM credit_events WHERE org_id = ${org.id}`
+      expect(Number(row!.credits_remaining)).toBe(before - 6)
+      expect(Number(events[0]!.n)).toBe(3)
+    }).pipe(Effect.scoped))
 })
 
 describe("permissions", () => {

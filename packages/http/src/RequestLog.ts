@@ -1,17 +1,22 @@
 /**
  * The request log: one row per authenticated request, visible to its organization through `GET /logs`. Writes are
- * queued and inserted in batches by one background fiber (many requests, one statement), and the queue is drained on
- * shutdown, so none is lost; reads wait for the queue to drain first, so a caller always sees its own requests.
+ * buffered and inserted in batches by one background fiber (many requests, one statement), and the buffer is written
+ * on shutdown, so none is lost; reads wait for the buffer to drain first, so a caller always sees its own requests.
  *
  * @since 0.1.0
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Option, Queue, Ref } from "effect"
+import { Effect, Fiber, Option } from "effect"
 import { stringify } from "./internal/json.js"
 
-/** How long the writer waits after the first queued entry, to write many in one statement. */
+/** How long the writer waits after the first buffered entry, to write many in one statement. */
 const LINGER = "25 millis"
+
+/** Entries written per statement loop (in chunks of `CHUNK` rows). */
+const MAX_BATCH = 2_000
+/** Entries buffered at most; beyond this `record` waits for the writer (the database is far behind). */
+const MAX_BUFFERED = 50_000
 
 /** One log entry as written. */
 export interface Entry {
@@ -101,23 +106,36 @@ export const migrations = {
     ALTER TABLE request_logs DROP COLUMN search_text`.unprepared)
 }
 
-const row = (entry: Entry) => ({
+// The columns a batch fills, in the order of the JSON records it is sent as.
+const COLUMNS = "request_id, org_id, key_id, created_at, method, path, status_code, error_code, latency_ms, credits_used, tags, zdr, user_agent, input, response"
+
+/** One entry as a JSON record of `request_logs` (`tags` and `input` as JSON values, the rest as scalars). */
+const asRecord = (entry: Entry) => ({
   request_id: entry.requestId,
   org_id: entry.orgId,
   key_id: entry.keyId,
-  created_at: entry.timestamp,
+  created_at: entry.timestamp.toISOString(),
   method: entry.method,
   path: entry.path,
   status_code: entry.statusCode,
   error_code: entry.errorCode,
   latency_ms: entry.latencyMs,
   credits_used: entry.creditsUsed,
-  tags: stringify(entry.tags),
+  tags: entry.tags,
   zdr: entry.zdr,
   user_agent: entry.userAgent,
-  input: entry.input === null ? null : stringify(entry.input),
+  input: entry.input,
   response: entry.response
 })
+
+/** Rows per statement: a batch is one JSON text, so its size, not a parameter limit, bounds it. */
+const CHUNK = 1_000
+
+const chunks = <A>(items: ReadonlyArray<A>, size: number): Array<ReadonlyArray<A>> => {
+  const out: Array<ReadonlyArray<A>> = []
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size))
+  return out
+}
 
 const iso = (value: unknown): string => (value instanceof Date ? value : new Date(String(value))).toISOString()
 const json = (value: unknown): unknown => typeof value === "string" ? JSON.parse(value) : value
@@ -140,39 +158,91 @@ const listItem = (r: Record<string, unknown>): ListItem => ({
 export class RequestLog extends Effect.Service<RequestLog>()("@sift/http/RequestLog", {
   scoped: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const queue = yield* Queue.unbounded<Entry>()
-    const inFlight = yield* Ref.make(0)
-    const insert = (entries: ReadonlyArray<Entry>) =>
-      sql`INSERT INTO request_logs ${sql.insert(entries.map(row))} ON CONFLICT (request_id) DO NOTHING`.pipe(
-        Effect.retry({ times: 3 }),
-        Effect.catchAll((error) => Effect.logError("request log: insert failed", error))
-      )
-    // One insert per request would cost a statement (and on PostgreSQL a round trip) each, so the writer lingers
-    // briefly after the first entry and writes everything that arrived in one statement.
-    const writeBatch = Effect.gen(function*() {
-      const first = yield* Queue.takeBetween(queue, 1, 1)
-      yield* Effect.sleep(LINGER)
-      const rest = yield* Queue.takeUpTo(queue, 2_000)
-      const batch = [...first, ...rest]
-      yield* insert(batch)
-      yield* Ref.update(inFlight, (n) => n - batch.length)
+    // A batch is one statement with one JSON parameter: no placeholder per value to compile on the request thread, one
+    // string to hand to PGlite's thread or the server, and the rows built by PostgreSQL from the records.
+    const insertChunk = (entries: ReadonlyArray<Entry>) =>
+      sql`INSERT INTO request_logs (${sql.literal(COLUMNS)})
+        SELECT ${sql.literal(COLUMNS)} FROM json_populate_recordset(NULL::request_logs, ${stringify(entries.map(asRecord))}::json)
+        ON CONFLICT (request_id) DO NOTHING`
+    // A batch that keeps failing is written row by row, so one bad row costs only itself.
+    const insertEach = (entries: ReadonlyArray<Entry>) =>
+      Effect.forEach(entries, (entry) =>
+        insertChunk([entry]).pipe(
+          Effect.catchAll((error) => Effect.logError(`request log: entry ${entry.requestId} could not be written`, error))
+        ), { discard: true })
+    const insert = (entries: ReadonlyArray<Entry>): Effect.Effect<void> =>
+      Effect.forEach(chunks(entries, CHUNK), (chunk) =>
+        insertChunk(chunk).pipe(
+          Effect.retry({ times: 3 }),
+          Effect.catchAll((error) => Effect.zipRight(Effect.logWarning("request log: a batch failed, writing its rows one by one", error), insertEach(chunk)))
+        ), { discard: true })
+    // One insert per request would cost a statement (and on PostgreSQL a round trip) each, so entries are buffered and
+    // the writer, woken by the first one, lingers briefly and writes everything that arrived in one statement. An entry
+    // leaves the buffer only inside the uninterruptible step that writes it, so stopping the writer loses none.
+    let buffered: Array<Entry> = []
+    let written = 0
+    let recorded = 0
+    let wakeWriter: (() => void) | undefined
+    const spaceWaiters: Array<() => void> = []
+    const arrived = Effect.async<void>((resume) => {
+      if (buffered.length > 0) return resume(Effect.void)
+      wakeWriter = () => {
+        wakeWriter = undefined
+        resume(Effect.void)
+      }
+      return Effect.sync(() => {
+        wakeWriter = undefined
+      })
     })
-    yield* Effect.forkScoped(Effect.forever(writeBatch))
-    // On shutdown: whatever is still queued is written before the database closes.
-    yield* Effect.addFinalizer(() =>
-      Effect.flatMap(Queue.takeAll(queue), (rest) => rest.length === 0 ? Effect.void : insert(Array.from(rest)))
+    const writeBatch = Effect.zipRight(
+      Effect.zipRight(arrived, Effect.sleep(LINGER)),
+      Effect.uninterruptible(Effect.suspend(() => {
+        const batch = buffered.splice(0, MAX_BATCH)
+        return Effect.map(insert(batch), () => {
+          written += batch.length
+          while (spaceWaiters.length > 0 && buffered.length < MAX_BUFFERED) spaceWaiters.shift()!()
+        })
+      }))
     )
-    const waitDrained: Effect.Effect<void> = Effect.flatMap(Ref.get(inFlight), (n) =>
-      n <= 0 ? Effect.void : Effect.zipRight(Effect.sleep("2 millis"), Effect.suspend(() => waitDrained)))
+    const writer = yield* Effect.forkScoped(Effect.forever(writeBatch))
+    // On shutdown: the writer finishes the batch it is writing, then whatever is still buffered is written before the
+    // database closes.
+    yield* Effect.addFinalizer(() =>
+      Effect.zipRight(Fiber.interrupt(writer), Effect.suspend(() => {
+        const rest = buffered
+        buffered = []
+        return Effect.map(insert(rest), () => {
+          written += rest.length
+        })
+      }))
+    )
+    const waitDrained = (target: number): Effect.Effect<void> =>
+      written >= target ? Effect.void : Effect.zipRight(Effect.sleep("2 millis"), Effect.suspend(() => waitDrained(target)))
 
-    /** Queues an entry; it is written within milliseconds. */
+    /**
+     * Buffers an entry; it is written within milliseconds. When the database falls far behind, callers wait for room
+     * (memory stays bounded and no entry is dropped).
+     */
     const record = (entry: Entry): Effect.Effect<void> =>
-      Effect.zipRight(Ref.update(inFlight, (n) => n + 1), Queue.offer(queue, entry))
+      buffered.length < MAX_BUFFERED
+        ? Effect.sync(() => {
+          buffered.push(entry)
+          recorded++
+          wakeWriter?.()
+        })
+        : Effect.zipRight(
+          Effect.async<void>((resume) => {
+            spaceWaiters.push(() => resume(Effect.void))
+          }),
+          Effect.suspend(() => record(entry))
+        )
+    /** Waits until every entry recorded so far is written. */
+    const flush = Effect.suspend(() => waitDrained(recorded))
 
     /** Lists an organization's entries, newest first. */
     const list = (filters: Filters): Effect.Effect<{ items: Array<ListItem>; hasMore: boolean }, SqlError> =>
       Effect.gen(function*() {
-        yield* waitDrained
+        yield* flush
         const conditions = [
           sql`org_id = ${filters.orgId}`,
           sql`created_at >= ${filters.from}`,
@@ -201,7 +271,7 @@ export class RequestLog extends Effect.Service<RequestLog>()("@sift/http/Request
     /** One entry of the organization, if it exists. */
     const get = (orgId: string, requestId: string): Effect.Effect<Option.Option<Detail>, SqlError> =>
       Effect.gen(function*() {
-        yield* waitDrained
+        yield* flush
         if (!/^[0-9a-f-]{36}$/i.test(requestId)) return Option.none()
         const rows = yield* sql<Record<string, unknown>>`
           SELECT * FROM request_logs WHERE org_id = ${orgId} AND request_id = ${requestId}`
@@ -215,6 +285,6 @@ export class RequestLog extends Effect.Service<RequestLog>()("@sift/http/Request
         })
       })
 
-    return { record, list, get, flush: waitDrained } as const
+    return { record, list, get, flush } as const
   })
 }) {}

@@ -7,7 +7,7 @@
  */
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Clock, Effect, Queue, type Scope } from "effect"
+import { Clock, Effect, Fiber, type Scope } from "effect"
 import { type Org, orgFromRow } from "../Accounts.js"
 import { UsageExceeded } from "../AuthErrors.js"
 import * as Plans from "../Plans.js"
@@ -29,6 +29,9 @@ interface OrgState {
   readonly held: Map<string, { readonly credits: number; readonly expires: number }>
 }
 
+/** Rows per `credit_events` insert (three parameters each, far below PostgreSQL's 65,535). */
+const MAX_ROWS = 5_000
+
 interface Charge {
   readonly orgId: string
   readonly credits: number
@@ -49,7 +52,10 @@ export const make = (
     const states = new Map<string, OrgState>()
     // Reservations never leave this process: a counter names them (no random bytes on every request).
     let reservations = 0
-    const queue = yield* Queue.unbounded<Charge>()
+    // Charges committed but not yet written. A charge leaves this buffer only inside the uninterruptible step that
+    // writes it, so stopping the writer (shutdown) never drops one: the finalizer writes what is left.
+    let buffered: Array<Charge> = []
+    let wakeWriter: (() => void) | undefined
     // Writing charges and reading a balance afresh exclude each other, so "stored minus unwritten" stays exact.
     const io = yield* Effect.makeSemaphore(1)
 
@@ -61,7 +67,10 @@ export const make = (
           for (const [orgId, credits] of byOrg) {
             yield* sql`UPDATE organizations SET credits_remaining = credits_remaining - ${credits} WHERE id = ${orgId}`
           }
-          yield* sql`INSERT INTO credit_events ${sql.insert(charges.map((c) => ({ org_id: c.orgId, request_id: c.requestId, credits: c.credits })))}`
+          for (let i = 0; i < charges.length; i += MAX_ROWS) {
+            const rows = charges.slice(i, i + MAX_ROWS).map((c) => ({ org_id: c.orgId, request_id: c.requestId, credits: c.credits }))
+            yield* sql`INSERT INTO credit_events ${sql.insert(rows)}`
+          }
         }))
         for (const [orgId, credits] of byOrg) {
           const state = states.get(orgId)
@@ -71,15 +80,30 @@ export const make = (
           }
         }
       }))
-    const writeAll = Effect.flatMap(Queue.takeAll(queue), (charges) => charges.length === 0 ? Effect.void : write(Array.from(charges)))
+    /** Writes every buffered charge (uninterruptibly: taken and written in one step). */
+    const writeAll = Effect.uninterruptible(Effect.suspend(() => {
+      if (buffered.length === 0) return Effect.void
+      const charges = buffered
+      buffered = []
+      return Effect.catchAll(write(charges), (error) => {
+        // Kept for the next write: a charge is never dropped because the database failed once.
+        buffered = [...charges, ...buffered]
+        return Effect.logError("credit ledger: writing charges failed", error)
+      })
+    }))
+    const arrived = Effect.async<void>((resume) => {
+      if (buffered.length > 0) return resume(Effect.void)
+      wakeWriter = () => {
+        wakeWriter = undefined
+        resume(Effect.void)
+      }
+      return Effect.sync(() => {
+        wakeWriter = undefined
+      })
+    })
     // One transaction per burst, not per request: linger briefly after the first charge and write what arrived.
-    yield* Effect.forkScoped(Effect.forever(Effect.gen(function*() {
-      const first = yield* Queue.takeBetween(queue, 1, 1)
-      yield* Effect.sleep("25 millis")
-      const charges = [...first, ...(yield* Queue.takeUpTo(queue, 5_000))]
-      yield* write(charges).pipe(Effect.catchAll((error) => Effect.logError("credit ledger: writing charges failed", error)))
-    })))
-    yield* Effect.addFinalizer(() => Effect.catchAll(writeAll, (error) => Effect.logError("credit ledger: final write failed", error)))
+    const writer = yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.zipRight(arrived, Effect.sleep("25 millis")), writeAll)))
+    yield* Effect.addFinalizer(() => Effect.zipRight(Fiber.interrupt(writer), writeAll))
 
     const isStale = (state: OrgState | undefined, at: Date): boolean =>
       state === undefined || state.version !== OrgVersions.version(state.org.id) ||
@@ -151,7 +175,8 @@ export const make = (
           const credits = Math.max(0, Math.min(Math.floor(charge.credits), reservation.credits))
           if (credits > 0) {
             if (state !== undefined) state.unwritten += credits
-            yield* Queue.offer(queue, { orgId: reservation.orgId, credits, requestId: charge.requestId })
+            buffered.push({ orgId: reservation.orgId, credits, requestId: charge.requestId })
+            wakeWriter?.()
           }
           return { remaining: remaining(reservation.orgId) }
         }),

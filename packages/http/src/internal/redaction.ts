@@ -4,11 +4,14 @@ import { stringify } from "./json.js"
 const API_KEY = /sift_sk_[A-Za-z0-9]{40}/g
 const MAX_STRING = 65_536
 
-/** Returns a copy of `value` with credentials replaced by `[redacted]` and very long strings shortened. */
+// PostgreSQL text and jsonb cannot hold U+0000: a NUL in a query or body would make its log row unwritable.
+const NUL = /\u0000/g
+
+/** Returns a copy of `value` with credentials replaced by `[redacted]`, NULs by U+FFFD and very long strings shortened. */
 export const redact = (value: unknown, key?: string): unknown => {
   if (typeof value === "string") {
     if (key !== undefined && /^headers(\[|$)/i.test(key)) return "[redacted]"
-    const cleaned = value.replace(API_KEY, "[redacted]")
+    const cleaned = value.replace(API_KEY, "[redacted]").replace(NUL, "\uFFFD")
     return cleaned.length > MAX_STRING ? `${cleaned.slice(0, MAX_STRING)}… [${cleaned.length - MAX_STRING} more characters]` : cleaned
   }
   if (Array.isArray(value)) return value.map((item) => redact(item))
@@ -16,7 +19,7 @@ export const redact = (value: unknown, key?: string): unknown => {
     return Object.fromEntries(Object.entries(value).map(([k, v]) =>
       k.toLowerCase() === "headers" && typeof v === "object" && v !== null
         ? [k, Object.fromEntries(Object.keys(v).map((name) => [name, "[redacted]"]))]
-        : [k, redact(v, k)]
+        : [k.replace(NUL, "\uFFFD"), redact(v, k)]
     ))
   }
   return value

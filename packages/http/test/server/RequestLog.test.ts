@@ -1,0 +1,111 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import { Migrations, Sql } from "@sift/store"
+import { Context, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
+import { randomUUID } from "node:crypto"
+import { describe, expect, inject, it } from "vitest"
+import { redact } from "../../src/internal/redaction.js"
+import * as RequestLog from "../../src/RequestLog.js"
+
+const databaseUrl = inject("databaseUrl")
+const backends = [
+  { name: "pglite", layer: () => Sql.layerPglite({ dir: "memory://" }), skip: false },
+  { name: "postgres", layer: () => Sql.layerPg({ url: Redacted.make(databaseUrl ?? "") }), skip: databaseUrl === undefined }
+]
+
+const entry = (orgId: string, input: RequestLog.Entry["input"] = { query: { url: "https://example.com/" } }): RequestLog.Entry => ({
+  requestId: randomUUID(),
+  orgId,
+  keyId: "key_test",
+  timestamp: new Date(),
+  method: "GET",
+  path: "/v1/web/scrape/markdown",
+  statusCode: 200,
+  errorCode: null,
+  latencyMs: 3,
+  creditsUsed: 1,
+  tags: ["a", "b"],
+  zdr: false,
+  userAgent: "test",
+  input,
+  response: JSON.stringify({ markdown: "# Title\n\nText with \\ and \" and \u00e9", request_id: "x" })
+})
+
+/** Runs `body` with a request log on a fresh scope; `close` ends that scope (the log's final write). */
+const withLog = <A>(
+  layer: Layer.Layer<SqlClient.SqlClient | Sql.Database, unknown>,
+  body: (log: RequestLog.RequestLog, close: Effect.Effect<void>, sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>
+) =>
+  Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+    const database = yield* Layer.build(layer)
+    yield* Effect.provide(Migrations.run({ store: Migrations.store, http: RequestLog.migrations }), database)
+    const scope = yield* Scope.make()
+    const built = yield* Layer.buildWithScope(RequestLog.RequestLog.Default, scope).pipe(Effect.provide(database))
+    return yield* body(Context.get(built, RequestLog.RequestLog), Scope.close(scope, Exit.void), Context.get(database, SqlClient.SqlClient))
+  })) as Effect.Effect<A, never>)
+
+const countOf = (sql: SqlClient.SqlClient, orgId: string) =>
+  Effect.map(sql<{ n: string }>`SELECT count(*) AS n FROM request_logs WHERE org_id = ${orgId}`, (rows) => Number(rows[0]!.n))
+
+for (const backend of backends) {
+  describe.skipIf(backend.skip)(`request log (${backend.name})`, () => {
+    it("6,000 entries still queued at shutdown are all written, in bounded statements", async () => {
+      const orgId = `org_${randomUUID().slice(0, 8)}`
+      const written = await withLog(backend.layer(), (log, close, sql) =>
+        Effect.gen(function*() {
+          // Queued faster than the writer's first linger ends: nearly all of them are left for the final write.
+          for (let i = 0; i < 6_000; i++) yield* log.record(entry(orgId))
+          yield* close
+          return yield* countOf(sql, orgId)
+        }))
+      expect(written).toBe(6_000)
+    }, 120_000)
+
+    it("an entry is read back exactly as recorded: scalars, tags, input and response text", async () => {
+      const orgId = `org_${randomUUID().slice(0, 8)}`
+      const recorded = entry(orgId, { query: { url: "https://example.com/?q=\u00fcber" }, body: { nested: [1, { x: null }] } })
+      const detail = await withLog(backend.layer(), (log) =>
+        Effect.gen(function*() {
+          yield* log.record(recorded)
+          return yield* log.get(orgId, recorded.requestId)
+        }))
+      expect(Option.isSome(detail)).toBe(true)
+      const value = Option.getOrThrow(detail)
+      expect(value).toMatchObject({
+        request_id: recorded.requestId,
+        timestamp: recorded.timestamp.toISOString(),
+        method: "GET",
+        path: "/v1/web/scrape/markdown",
+        status_code: 200,
+        error_code: null,
+        latency_ms: 3,
+        credits_used: 1,
+        key_id: "key_test",
+        tags: ["a", "b"],
+        zdr: false,
+        user_agent: "test",
+        input: { query: { url: "https://example.com/?q=\u00fcber" }, body: { nested: [1, { x: null }] } }
+      })
+      expect(value.response).toEqual(JSON.parse(recorded.response!))
+    })
+
+    it("a row PostgreSQL refuses (a raw NUL) costs only itself; redaction replaces NULs so it never happens", async () => {
+      const orgId = `org_${randomUUID().slice(0, 8)}`
+      const good = Array.from({ length: 10 }, () => entry(orgId))
+      const bad = entry(orgId, { query: { url: "a\u0000b" } })
+      const sanitized = entry(orgId, redact({ query: { "k\u0000": "a\u0000b" } }) as RequestLog.Entry["input"])
+      const { count, kept, lost } = await withLog(backend.layer(), (log, _close, sql) =>
+        Effect.gen(function*() {
+          for (const e of [...good.slice(0, 5), bad, sanitized, ...good.slice(5)]) yield* log.record(e)
+          yield* log.flush
+          return {
+            count: yield* countOf(sql, orgId),
+            kept: yield* log.get(orgId, sanitized.requestId),
+            lost: yield* log.get(orgId, bad.requestId)
+          }
+        }))
+      expect(count).toBe(11)
+      expect(Option.getOrThrow(kept).input).toEqual({ query: { "k\uFFFD": "a\uFFFDb" } })
+      expect(Option.isNone(lost)).toBe(true)
+    })
+  })
+}

@@ -252,7 +252,7 @@ for (const backend of backends) {
       const { secret } = await service.key()
       await scrapeShot(secret, "/options")
       expect(renders("/options")).toBe(1)
-      const variants = [{ "viewport[width]": "500" }, { colorScheme: "dark" }, { fullScreenshot: "true" }, { waitForMs: "10" }, { clearPopups: "true" }]
+      const variants: Array<Record<string, string>> = [{ "viewport[width]": "500" }, { colorScheme: "dark" }, { fullScreenshot: "true" }, { waitForMs: "10" }, { clearPopups: "true" }]
       for (const [i, variant] of variants.entries()) {
         const answer = await scrapeShot(secret, "/options", variant)
         expect([variant, answer.status, answer.body.cache_metadata.status]).toEqual([variant, 200, "miss"])

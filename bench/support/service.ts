@@ -10,7 +10,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as Auth from "@sift/auth"
-import { Fetcher } from "@sift/core"
+import { Fetcher, Renderer } from "@sift/core"
 import { App, Server } from "@sift/http"
 import { CacheStore, Migrations, Sql } from "@sift/store"
 import { type Clock, Effect, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
@@ -28,7 +28,7 @@ export const startOrigin = async () => {
 /** Starts the service; `requestsPerMinute` is the bench organization's override; `clock` replaces the service's clock. */
 export const startService = async (
   name: string,
-  options: { readonly requestsPerMinute?: number; readonly clock?: Clock.Clock } = {}
+  options: { readonly requestsPerMinute?: number; readonly clock?: Clock.Clock; readonly browser?: boolean } = {}
 ) => {
   const dir = mkdtempSync(join(tmpdir(), `sift-bench-${name}-`))
   const database = Layer.tap(Sql.layerPglite({ dir }), (context) =>
@@ -38,7 +38,9 @@ export const startService = async (
       // The listener `sift serve` runs (HTTPS rule, access log, the API front for /v1/).
       Server.layerListener({ port: 0, host: "127.0.0.1" }),
       Fetcher.layer({ allowPrivateTargets: true }),
-      CacheStore.layer()
+      CacheStore.layer(),
+      // Real Chromium (one page at a time), for the benches of rendered outputs.
+      options.browser === true ? Renderer.layer({ size: 1, addressPolicy: () => true }) : Layer.empty
     )),
     Layer.provideMerge(database),
     Layer.provide(Logger.minimumLogLevel(LogLevel.Warning)),

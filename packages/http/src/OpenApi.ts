@@ -64,7 +64,7 @@ const screenshotQuery = [
   queryParam("viewport", "object", "viewport[width], viewport[height]; default 1920x1080"),
   queryParam("scrollOffset", "integer", "0 to 100000: the viewport-high slice of the full page starting here"),
   queryParam("waitForMs", "integer", "0 to 30000"),
-  queryParam("maxAgeMs", "integer", "0 to 2592000000"),
+  queryParam("maxAgeMs", "integer", "0 to 2592000000; default 86400000: the oldest cached screenshot accepted; 0 renders fresh and replaces it"),
   queryParam("timeoutOpts", "object", "{ milliseconds, behavior: fail | return-partial }"),
   queryParam("zdr", "string", "enabled or disabled"),
   queryParam("tags", "string", "Comma-separated, up to 20 of 1 to 50 characters")
@@ -134,7 +134,7 @@ export const document = {
       get: {
         summary: "Screenshot one URL in Chromium (1 credit)",
         parameters: [queryParam("url", "string", "The page (http or https)", true), ...screenshotQuery],
-        responses: { "200": { description: "screenshot (data URL), width, height, url, screenshotType, finalDOMState" }, ...errors }
+        responses: { "200": { description: "screenshot (data URL), width, height, url, screenshotType, finalDOMState, cache_metadata (hit for a cached screenshot)" }, ...errors }
       }
     },
     "/web/screenshot": {
@@ -146,7 +146,7 @@ export const document = {
           queryParam("page", "string", "With domain: login, signup, blog, careers, pricing, terms, privacy or contact"),
           ...screenshotQuery
         ],
-        responses: { "200": { description: "screenshot (data URL), width, height, url, screenshotType, finalDOMState" }, "404": { $ref: "#/components/responses/Error" }, ...errors }
+        responses: { "200": { description: "screenshot (data URL), width, height, url, screenshotType, finalDOMState, cache_metadata (hit for a cached screenshot)" }, "404": { $ref: "#/components/responses/Error" }, ...errors }
       }
     },
     "/files/{id}": {

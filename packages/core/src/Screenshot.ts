@@ -10,6 +10,7 @@ import { createHash } from "node:crypto"
 import sharp from "sharp"
 import { Cache } from "./Cache.js"
 import { ContentError, InvalidRequest, type WebsiteError } from "./Errors.js"
+import { frame, unframe } from "./internal/cacheFrame.js"
 import { viewportOf } from "./internal/render/session.js"
 import type * as Renderer from "./Renderer.js"
 import * as ScrapeRequest from "./ScrapeRequest.js"
@@ -230,42 +231,18 @@ export const cacheKey = (request: ScrapeRequest.ScrapeRequest, extra: Record<str
   })).digest("hex")
 }
 
-const textEncoder = new TextEncoder()
-const textDecoder = new TextDecoder()
-
-/** The cache entry of a screenshot: a 4-byte length, the JSON of its description, then the image bytes. */
-export const encodeCached = (shot: CachedScreenshot): Uint8Array => {
-  const head = textEncoder.encode(JSON.stringify({
-    v: 1,
-    contentType: shot.contentType,
-    width: shot.width,
-    height: shot.height,
-    url: shot.url,
-    capturedAt: shot.capturedAt
-  }))
-  const entry = new Uint8Array(4 + head.byteLength + shot.bytes.byteLength)
-  new DataView(entry.buffer).setUint32(0, head.byteLength)
-  entry.set(head, 4)
-  entry.set(shot.bytes, 4 + head.byteLength)
-  return entry
-}
+/** The cache entry of a screenshot: its description, then the image bytes (`internal/cacheFrame`). */
+export const encodeCached = (shot: CachedScreenshot): Uint8Array =>
+  frame({ v: 1, contentType: shot.contentType, width: shot.width, height: shot.height, url: shot.url, capturedAt: shot.capturedAt }, shot.bytes)
 
 /** Reads a cache entry made by `encodeCached`; anything else (an older layout, a damaged row) is `undefined`, a miss. */
 export const decodeCached = (entry: Uint8Array): CachedScreenshot | undefined => {
-  try {
-    if (entry.byteLength < 4) return undefined
-    const length = new DataView(entry.buffer, entry.byteOffset, entry.byteLength).getUint32(0)
-    if (4 + length > entry.byteLength) return undefined
-    const head = JSON.parse(textDecoder.decode(entry.subarray(4, 4 + length))) as Record<string, unknown>
-    const { contentType, width, height, url, capturedAt } = head
-    if (head.v !== 1 || typeof contentType !== "string" || typeof url !== "string") return undefined
-    if (typeof width !== "number" || typeof height !== "number" || typeof capturedAt !== "number") return undefined
-    const bytes = entry.subarray(4 + length)
-    if (bytes.byteLength === 0) return undefined
-    return { contentType, width, height, url, capturedAt, bytes }
-  } catch {
-    return undefined
-  }
+  const framed = unframe(entry)
+  if (framed === undefined || framed.body.byteLength === 0) return undefined
+  const { capturedAt, contentType, height, url, v, width } = framed.header
+  if (v !== 1 || typeof contentType !== "string" || typeof url !== "string") return undefined
+  if (typeof width !== "number" || typeof height !== "number" || typeof capturedAt !== "number") return undefined
+  return { contentType, width, height, url, capturedAt, bytes: framed.body }
 }
 
 /**

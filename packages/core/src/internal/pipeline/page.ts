@@ -2,6 +2,8 @@
  * A loaded page: the original response (kept byte for byte for the `bytes` output and the cache) plus when it was
  * fetched. The rendered DOM of a browser load will join it when rendering lands.
  */
+import { frame, unframe } from "../cacheFrame.js"
+
 export interface LoadedPage {
   readonly requestedUrl: string
   readonly url: string
@@ -23,9 +25,6 @@ interface StoredHeader {
   readonly fetchedAt: number
 }
 
-const textEncoder = new TextEncoder()
-const textDecoder = new TextDecoder()
-
 /** Serialises a page for the cache: a 4-byte header length, the JSON header, then the body. */
 export const encodePage = (page: LoadedPage): Uint8Array => {
   const header: StoredHeader = {
@@ -37,30 +36,22 @@ export const encodePage = (page: LoadedPage): Uint8Array => {
     contentType: page.contentType ?? null,
     fetchedAt: page.fetchedAt
   }
-  const json = textEncoder.encode(JSON.stringify(header))
-  const out = new Uint8Array(4 + json.byteLength + page.body.byteLength)
-  new DataView(out.buffer).setUint32(0, json.byteLength)
-  out.set(json, 4)
-  out.set(page.body, 4 + json.byteLength)
-  return out
+  return frame(header, page.body)
 }
 
 /** Reads a page written by `encodePage`; undefined for anything else (an old or damaged entry is a miss). */
 export const decodePage = (bytes: Uint8Array): LoadedPage | undefined => {
-  try {
-    const length = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(0)
-    const header = JSON.parse(textDecoder.decode(bytes.subarray(4, 4 + length))) as StoredHeader
-    if (header.v !== 1) return undefined
-    return {
-      requestedUrl: header.requestedUrl,
-      url: header.url,
-      status: header.status,
-      headers: header.headers,
-      contentType: header.contentType ?? undefined,
-      body: bytes.slice(4 + length),
-      fetchedAt: header.fetchedAt
-    }
-  } catch {
-    return undefined
+  const entry = unframe(bytes)
+  if (entry === undefined) return undefined
+  const header = entry.header as unknown as StoredHeader
+  if (header.v !== 1) return undefined
+  return {
+    requestedUrl: header.requestedUrl,
+    url: header.url,
+    status: header.status,
+    headers: header.headers,
+    contentType: header.contentType ?? undefined,
+    body: entry.body.slice(),
+    fetchedAt: header.fetchedAt
   }
 }

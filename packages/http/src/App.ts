@@ -34,6 +34,7 @@ import * as UrlEnrichment from "./Urls/Enrichment.js"
 import * as Urls from "./Urls/Http.js"
 import type * as Server from "./Server.js"
 import { CurrentConfig } from "./ServiceConfig.js"
+import * as Target from "./internal/target.js"
 
 const notFound = (method: string, path: string) => {
   const requestId = randomUUID()
@@ -50,7 +51,7 @@ const LOG_ID = /^\/v1\/logs\/([^/]+)$/
 /** The HTTP application: dispatches on method and path. */
 export const httpApp = Effect.gen(function*() {
   const request = yield* HttpServerRequest.HttpServerRequest
-  const path = new URL(request.url, "http://sift.local").pathname
+  const path = Target.parse(request.url).path
   const route = `${request.method} ${path}`
   switch (route) {
     case "POST /v1/web/scrape":
@@ -130,7 +131,10 @@ const services = Layer.mergeAll(monitors, UrlEnrichment.layerIndex(), AgentLimit
 
 // No span per request: with no tracer configured a span is pure cost, a large share of a cache hit (bench/http);
 // the request id, the request log and the access log already identify every request.
-const serveApi = HttpMiddleware.withTracerDisabledWhen(HttpServer.serve(Mcp.mount(Agents.mount(httpApp))), () => true)
+// `/v1/` is the API's alone (the MCP and agent routes live elsewhere), so API requests skip their dispatch.
+const mounted = Mcp.mount(Agents.mount(httpApp))
+const routed = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => request.url.startsWith("/v1/") ? httpApp : mounted)
+const serveApi = HttpMiddleware.withTracerDisabledWhen(HttpServer.serve(routed), () => true)
 
 /** The API alone on the caller's `HttpServer` (no admin channel, no bootstrap): for embedding and tests. */
 export const layerApi = serveApi.pipe(Layer.provide(services))

@@ -16,6 +16,7 @@ import { stringify } from "./internal/json.js"
 import { redact, redactJsonText } from "./internal/redaction.js"
 import * as QueryParams from "./QueryParams.js"
 import { RequestLog } from "./RequestLog.js"
+import * as Target from "./internal/target.js"
 
 /** What a route declares about itself. */
 export interface Route {
@@ -49,6 +50,11 @@ export interface Plan<A> {
 /** A handler's result: the body members besides `request_id` and `key_metadata`, and what it actually cost. */
 export interface Delivered {
   readonly body: Record<string, unknown>
+  /**
+   * Members of the body already serialized (JSON members without the braces, e.g. `"a":1,"b":[2]`), sent before those
+   * of `body`: a handler that answers the same large members again and again serializes them once.
+   */
+  readonly serialized?: string
   /** Credits to charge (at most the reserved amount; 0 for nothing delivered). */
   readonly credits: number
   readonly headers?: Readonly<Record<string, string>>
@@ -103,8 +109,9 @@ export const serve = <A, E1, R1, E2, R2>(route: Route, handler: Handler<A, E1, R
     const started = yield* Clock.currentTimeMillis
     const requestId = randomUUID()
     const headers: Record<string, string> = { "x-request-id": requestId }
-    const url = new URL(request.url, "http://sift.local")
-    const path = url.pathname
+    const { path, search } = Target.parse(request.url)
+    let searchParams: URLSearchParams | undefined
+    const params = () => searchParams ??= new URLSearchParams(search)
     const log = Context.get(services, RequestLog)
     const ledger = Context.get(services, CreditLedger.CreditLedger)
 
@@ -147,9 +154,9 @@ export const serve = <A, E1, R1, E2, R2>(route: Route, handler: Handler<A, E1, R
       const caller: Caller = {
         requestId,
         auth,
-        search: url.search,
+        search,
         get query() {
-          return query ??= QueryParams.parse(url.searchParams)
+          return query ??= QueryParams.parse(params())
         },
         body
       }
@@ -181,6 +188,7 @@ export const serve = <A, E1, R1, E2, R2>(route: Route, handler: Handler<A, E1, R
           request_id: requestId,
           key_metadata: { credits_consumed: charged, credits_remaining: remaining }
         } as Record<string, unknown>,
+        serialized: delivered.serialized,
         errorCode: null as string | null
       }
     })
@@ -203,13 +211,15 @@ export const serve = <A, E1, R1, E2, R2>(route: Route, handler: Handler<A, E1, R
               ...(mapped.requiredPermission === undefined ? {} : { required_permission: mapped.requiredPermission }),
               ...(remaining === undefined ? {} : { key_metadata: { credits_consumed: 0, credits_remaining: remaining } })
             } as Record<string, unknown>,
+            serialized: undefined as string | undefined,
             errorCode: mapped.errorCode as string | null
           }
         })
       )
     )
 
-    const text = stringify(outcome.body)
+    const members = stringify(outcome.body)
+    const text = outcome.serialized === undefined ? members : `{${outcome.serialized},${members.slice(1)}`
     if (auth !== undefined) {
       const ended = yield* Clock.currentTimeMillis
       const zdr = plan?.zdr === true
@@ -227,7 +237,7 @@ export const serve = <A, E1, R1, E2, R2>(route: Route, handler: Handler<A, E1, R
         tags: zdr ? [] : plan?.tags ?? [],
         zdr,
         userAgent: request.headers["user-agent"] ?? null,
-        input: zdr ? null : { query: redact(Object.fromEntries(url.searchParams)), ...(body === undefined ? {} : { body: redact(body) }) },
+        input: zdr ? null : { query: redact(Object.fromEntries(params())), ...(body === undefined ? {} : { body: redact(body) }) },
         response: zdr ? null : redactJsonText(text)
       })
     }

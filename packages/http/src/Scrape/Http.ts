@@ -12,6 +12,7 @@ import { Clock, Effect } from "effect"
 import { ApiFailure } from "../ErrorMapping.js"
 import * as Images from "../Images/Http.js"
 import * as FormattedResults from "../internal/formattedResults.js"
+import { stringify } from "../internal/json.js"
 import * as QueryParams from "../QueryParams.js"
 import type { Caller, Handler, Plan } from "../RequestPipeline.js"
 
@@ -245,23 +246,26 @@ export const markdown: ScrapeHandler<QueryRequest> = {
       return planFor(request, hasActions(request) ? 2 : 1, decoded)
     }),
   run: (_caller, { options, request }) =>
-    Effect.map(FormattedResults.run(request, options), (result) => {
-      const markdownText = result.markdown.data ?? ""
-      return {
-        body: {
+    Effect.map(FormattedResults.run(request, options), (result) => ({
+      // The members a memoized result always answers with are serialized once per memo.
+      serialized: FormattedResults.derived(result, "markdown", () => {
+        const markdownText = result.markdown.data ?? ""
+        return stringify({
           success: true,
           markdown: markdownText,
           contentLength: Buffer.byteLength(markdownText, "utf8"),
           url: result.url,
           metadata: result.metadata,
-          cache_metadata: result.cache_metadata,
           ...(result.html.requested ? { html: result.html.data ?? "" } : {}),
-          ...(result.isPartial ? { finalDOMState: "still-loading" } : {}),
           ...actionsOf(result)
-        },
-        credits: chargeOf(hasActions(request) ? 2 : 1, result)
-      }
-    })
+        }).slice(1, -1)
+      }),
+      body: {
+        cache_metadata: result.cache_metadata,
+        ...(result.isPartial ? { finalDOMState: "still-loading" } : {})
+      },
+      credits: chargeOf(hasActions(request) ? 2 : 1, result)
+    }))
 }
 
 /** `GET /web/scrape/html`: 1 credit, plus 1 per PDF page OCR recovered; `type` is the detected document type. */

@@ -22,25 +22,30 @@ interface Memo {
   readonly size: number
 }
 
-/** A least-recently-used map of memos, bounded by their estimated size. */
+/**
+ * Memos bounded by their estimated size, evicted least recently used first (approximately: "second chance" over the
+ * insertion order, so a hit only sets a flag instead of re-inserting into the map on every request).
+ */
 class Memos {
-  private readonly entries = new Map<string, Memo>()
+  private readonly entries = new Map<string, Memo & { used: boolean }>()
   private bytes = 0
   get(key: string): Memo | undefined {
     const memo = this.entries.get(key)
-    if (memo === undefined) return undefined
-    this.entries.delete(key)
-    this.entries.set(key, memo)
+    if (memo !== undefined) memo.used = true
     return memo
   }
   set(key: string, memo: Memo): void {
     this.delete(key)
     if (memo.size > MAX_BYTES / 8) return
-    this.entries.set(key, memo)
+    this.entries.set(key, { ...memo, used: false })
     this.bytes += memo.size
-    for (const oldest of this.entries.keys()) {
-      if (this.bytes <= MAX_BYTES) break
-      this.delete(oldest)
+    while (this.bytes > MAX_BYTES) {
+      const [oldestKey, oldest] = this.entries.entries().next().value!
+      this.entries.delete(oldestKey)
+      if (oldest.used) {
+        oldest.used = false
+        this.entries.set(oldestKey, oldest)
+      } else this.bytes -= oldest.size
     }
   }
   delete(key: string): void {
@@ -71,7 +76,7 @@ const memoizable = (request: ScrapeRequest.ScrapeRequest): boolean =>
   Pipeline.browserNeeds(request).length === 0
 
 /** Everything that shapes the output, beside the page itself (not freshness, deadline, ZDR or tags). */
-const memoKey = (request: ScrapeRequest.ScrapeRequest, options: Pipeline.RunOptions): string =>
+const memoKeyOf = (request: ScrapeRequest.ScrapeRequest, options: Pipeline.RunOptions): string =>
   stringify([
     Pipeline.cacheKey(request),
     request.formats,
@@ -81,6 +86,35 @@ const memoKey = (request: ScrapeRequest.ScrapeRequest, options: Pipeline.RunOpti
     request.parseParams ?? null,
     options.pdfShouldParse ?? null
   ])
+
+// Decoded GET queries are remembered and reused (Scrape/Http.ts), so the same request object comes back on every hit:
+// its keys are computed once (a hash and a serialization each).
+const keysByRequest = new WeakMap<ScrapeRequest.ScrapeRequest, { readonly options: Pipeline.RunOptions; readonly memoKey: string; readonly pageKey: string }>()
+
+const keysOf = (request: ScrapeRequest.ScrapeRequest, options: Pipeline.RunOptions) => {
+  const known = keysByRequest.get(request)
+  if (known !== undefined && known.options === options) return known
+  const keys = { options, memoKey: memoKeyOf(request, options), pageKey: Pipeline.cacheKey(request) }
+  keysByRequest.set(request, keys)
+  return keys
+}
+
+// Values derived from a memoized result (e.g. its serialized JSON), kept with the memo: a hit returns a copy of the
+// memo's result that carries the same map, so whatever was derived from it once is reused while the memo lives.
+const DERIVED = Symbol.for("@sift/http/FormattedResults/derived")
+
+/**
+ * `make()`, remembered with the memoized result `result` came from under `name` (computed afresh for results that
+ * were not memoized). `make` must depend on the result alone.
+ */
+export const derived = <A>(result: ScrapeResult.ScrapeResult, name: string, make: () => A): A => {
+  const values = (result as { readonly [DERIVED]?: Map<string, unknown> })[DERIVED]
+  if (values === undefined) return make()
+  if (values.has(name)) return values.get(name) as A
+  const value = make()
+  values.set(name, value)
+  return value
+}
 
 const sizeOf = (result: ScrapeResult.ScrapeResult): number =>
   2 * ((result.markdown.data?.length ?? 0) + (result.html.data?.length ?? 0) + (result.bytes.data?.base64.length ?? 0)) +
@@ -98,8 +132,7 @@ export const run = (
     if (!memoizable(request)) return yield* Pipeline.run(request, options)
     const cache = yield* Cache.Cache
     const memos = memosOf(cache)
-    const key = memoKey(request, options)
-    const pageKey = Pipeline.cacheKey(request)
+    const { memoKey: key, pageKey } = keysOf(request, options)
     const maxAgeMs = request.maxAgeMs ?? ScrapeRequest.DEFAULT_MAX_AGE_MS
     const memo = memos.get(key)
     if (memo !== undefined) {
@@ -133,7 +166,7 @@ export const run = (
     if (seen !== undefined && result.isPartial !== true && (status === "hit" || status === "miss")) {
       // On a hit the pipeline reported the age at (within a millisecond of) the moment the entry was read.
       const fetchedAt = seen.at - result.cache_metadata.age_ms
-      memos.set(key, { page: seen.page, fetchedAt, result, size: sizeOf(result) })
+      memos.set(key, { page: seen.page, fetchedAt, result: { ...result, [DERIVED]: new Map() } as ScrapeResult.ScrapeResult, size: sizeOf(result) })
     }
     return result
   })

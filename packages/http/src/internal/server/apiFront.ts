@@ -15,7 +15,7 @@ import * as Cookies from "@effect/platform/Cookies"
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Context, Effect, FiberRef, FiberRefs, LogLevel, Runtime, RuntimeFlags, Scope } from "effect"
+import { Context, Effect, FiberRef, FiberRefs, LogLevel, Predicate, Runtime, RuntimeFlags, Scope } from "effect"
 import { randomUUID } from "node:crypto"
 import type * as http from "node:http"
 import { Readable } from "node:stream"
@@ -98,6 +98,22 @@ const refused = (why: string) => {
 }
 
 /**
+ * Makes request scopes synchronously. `Scope.make()` is a synchronous primitive; running it with `Effect.runSync` costs
+ * a whole fiber per request, so its thunk is called directly when the primitive has the shape Effect 3 gives it
+ * (effect is pinned; `ApiFront.test.ts` checks the scope), and through `runSync` otherwise.
+ */
+const unsafeScopeMaker = (): () => Scope.CloseableScope => {
+  const primitive = Scope.make() as unknown as { readonly _op?: unknown; readonly effect_instruction_i0?: unknown }
+  if (primitive._op === "Sync" && typeof primitive.effect_instruction_i0 === "function") {
+    const thunk = primitive.effect_instruction_i0 as () => unknown
+    const probe = thunk()
+    if (Predicate.hasProperty(probe, Scope.CloseableScopeTypeId)) return thunk as () => Scope.CloseableScope
+  }
+  const make = Scope.make()
+  return () => Effect.runSync(make)
+}
+
+/**
  * The front's Node request handler for `app`, on the runtime of the effect that makes it (the one the application
  * was served with). Only call it for requests `isApiRequest` accepts.
  */
@@ -146,12 +162,16 @@ export const makeHandler = <E, R>(
     const context = runtime.context as Context.Context<unknown>
     const runtimeFlags = RuntimeFlags.disable(runtime.runtimeFlags, RuntimeFlags.Interruption)
     const fiberRefs = runtime.fiberRefs
-    const makeScope = Scope.make()
+    const makeScope = unsafeScopeMaker()
 
     return (req: http.IncomingMessage, res: http.ServerResponse) => {
       const request = new FrontRequest(req, res, Date.now())
+      // One copy of the application's context (it holds every service), not one per `Context.add`.
+      const services = new Map(context.unsafeMap)
+      services.set(HttpServerRequest.HttpServerRequest.key, request)
+      services.set(Scope.Scope.key, makeScope())
       const fiber = Runtime.runFork(Runtime.make({
-        context: Context.add(Context.add(context, HttpServerRequest.HttpServerRequest, request), Scope.Scope, Effect.runSync(makeScope)),
+        context: Context.unsafeMake(services),
         runtimeFlags,
         fiberRefs
       }))(program)

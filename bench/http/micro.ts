@@ -1,0 +1,65 @@
+/**
+ * The request pipeline's own cost per cache hit, without sockets or a load generator: requests are handed to the
+ * listener as Node request/response objects in this process, 32 at a time, and the main thread's CPU time per
+ * request is read from /proc (Linux). The request-log writer is given time to keep up between batches (its thread
+ * is not measured). Not part of `npm run bench -- http`; for finding costs:
+ *
+ *   node --import tsx bench/http/micro.ts [requests] [cpu.cpuprofile] [heap.heapprofile]
+ *
+ * (without `--conditions=@sift/source` the packages' built JavaScript runs, so profiles have line numbers).
+ */
+import http from "node:http"
+import { Socket } from "node:net"
+import { syncBuiltinESMExports } from "node:module"
+import { readFileSync, writeFileSync } from "node:fs"
+import { Session } from "node:inspector/promises"
+let captured: http.Server | undefined
+const original = http.createServer
+;(http as any).createServer = (...args: Array<any>) => (captured = (original as any)(...args))
+syncBuiltinESMExports()
+const { startOrigin, startService } = await import("../support/service.js")
+const origin = await startOrigin()
+const service = await startService("http-micro")
+const path = `/v1/web/scrape/markdown?url=${encodeURIComponent(origin.url)}`
+const one = () => new Promise<string>((resolve) => {
+  const socket = new Socket()
+  const req = new http.IncomingMessage(socket)
+  req.url = path
+  req.method = "GET"
+  req.headers = { authorization: `Bearer ${service.secret}`, host: "127.0.0.1", "user-agent": "micro" }
+  Object.defineProperty(socket, "remoteAddress", { value: "127.0.0.1" })
+  req.push(null)
+  const res = new http.ServerResponse(req)
+  const end = res.end.bind(res)
+  ;(res as any).end = (...args: Array<any>) => { const r = end(...args); resolve(String(args[0]).slice(0, 60)); return r }
+  captured!.emit("request", req, res)
+})
+const flush = () => new Promise((r) => setTimeout(r, 80))
+// The log writer is given time to keep up (its thread is not measured), so the queue never grows.
+const batch = async (n: number) => { for (let i = 0; i < n; i += 32) { await Promise.all(Array.from({ length: 32 }, one)); if (i % 320 === 0) await flush() } }
+console.log(await one())
+await batch(20_000)
+const mainTicks = () => { const f = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8").split(") ")[1]!.split(" "); return Number(f[11]) + Number(f[12]) }
+const N = Number(process.argv[2] ?? 30_000)
+for (let r = 0; r < 3; r++) {
+  const t0 = mainTicks(); const w0 = performance.now(); const o0 = (globalThis as any).__ops ?? 0
+  await batch(N)
+  console.log(`main thread ${((mainTicks() - t0) * 10_000 / N).toFixed(0)} µs CPU per request; wall ${((performance.now() - w0) * 1000 / N).toFixed(0)} µs${(globalThis as any).__ops === undefined ? "" : `; effect ops ${((((globalThis as any).__ops ?? 0) - o0) / N).toFixed(0)} per request`}`)
+}
+if (process.argv[4]) {
+  const session = new Session(); session.connect()
+  await session.post("HeapProfiler.enable"); await session.post("HeapProfiler.startSampling", { samplingInterval: 512, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } as any)
+  await batch(N)
+  const { profile } = await session.post("HeapProfiler.stopSampling")
+  writeFileSync(process.argv[4], JSON.stringify(profile))
+}
+if (process.argv[3]) {
+  const session = new Session(); session.connect()
+  await session.post("Profiler.enable"); await session.post("Profiler.start")
+  await batch(N)
+  const { profile } = await session.post("Profiler.stop")
+  writeFileSync(process.argv[3], JSON.stringify(profile))
+}
+await service.close()
+origin.close()
+process.exit(0)

@@ -109,7 +109,7 @@ export const migrations = {
 // The columns a batch fills, in the order of the JSON records it is sent as.
 const COLUMNS = "request_id, org_id, key_id, created_at, method, path, status_code, error_code, latency_ms, credits_used, tags, zdr, user_agent, input, response"
 
-/** One entry as a JSON record of `request_logs` (`tags` and `input` as JSON values, the rest as scalars). */
+/** One entry as a JSON record of `request_logs`, without its response (`tags` and `input` as JSON values). */
 const asRecord = (entry: Entry) => ({
   request_id: entry.requestId,
   org_id: entry.orgId,
@@ -124,9 +124,31 @@ const asRecord = (entry: Entry) => ({
   tags: entry.tags,
   zdr: entry.zdr,
   user_agent: entry.userAgent,
-  input: entry.input,
-  response: entry.response
+  input: entry.input
 })
+
+// Escapes PostgreSQL refuses when it reads a JSON value into text: NUL and (possibly unpaired) surrogates.
+const UNREADABLE_ESCAPE = /\\u0000|\\ud[89a-f]/i
+
+/**
+ * A batch as one JSON array of records. The response is JSON text already, so it is placed as a JSON value as is
+ * (PostgreSQL stores a `json` value's exact text in a text column) instead of being escaped into a string again,
+ * which cost more than the rest of the log's work; text with escapes PostgreSQL cannot read goes as a string.
+ */
+const batchJson = (entries: ReadonlyArray<Entry>): string => {
+  let json = "["
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i]!
+    const head = stringify(asRecord(entry))
+    const response = entry.response === null
+      ? "null"
+      : UNREADABLE_ESCAPE.test(entry.response)
+      ? stringify(entry.response)
+      : entry.response
+    json += `${i === 0 ? "" : ","}${head.slice(0, -1)},"response":${response}}`
+  }
+  return `${json}]`
+}
 
 /** Rows per statement: a batch is one JSON text, so its size, not a parameter limit, bounds it. */
 const CHUNK = 1_000
@@ -162,7 +184,7 @@ export class RequestLog extends Effect.Service<RequestLog>()("@sift/http/Request
     // string to hand to PGlite's thread or the server, and the rows built by PostgreSQL from the records.
     const insertChunk = (entries: ReadonlyArray<Entry>) =>
       sql`INSERT INTO request_logs (${sql.literal(COLUMNS)})
-        SELECT ${sql.literal(COLUMNS)} FROM json_populate_recordset(NULL::request_logs, ${stringify(entries.map(asRecord))}::json)
+        SELECT ${sql.literal(COLUMNS)} FROM json_populate_recordset(NULL::request_logs, ${batchJson(entries)}::json)
         ON CONFLICT (request_id) DO NOTHING`
     // A batch that keeps failing is written row by row, so one bad row costs only itself.
     const insertEach = (entries: ReadonlyArray<Entry>) =>

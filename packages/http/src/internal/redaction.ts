@@ -4,14 +4,16 @@ import { stringify } from "./json.js"
 const API_KEY = /sift_sk_[A-Za-z0-9]{40}/g
 const MAX_STRING = 65_536
 
-// PostgreSQL text and jsonb cannot hold U+0000: a NUL in a query or body would make its log row unwritable.
+// PostgreSQL text and jsonb cannot hold U+0000 or unpaired surrogates: either in a query or body would make its log
+// row unwritable, so NULs become U+FFFD (and `toWellFormed` replaces unpaired surrogates).
 const NUL = /\u0000/g
+const wellFormed = (text: string): string => (text as unknown as { toWellFormed(): string }).toWellFormed()
 
 /** Returns a copy of `value` with credentials replaced by `[redacted]`, NULs by U+FFFD and very long strings shortened. */
 export const redact = (value: unknown, key?: string): unknown => {
   if (typeof value === "string") {
     if (key !== undefined && /^headers(\[|$)/i.test(key)) return "[redacted]"
-    const cleaned = value.replace(API_KEY, "[redacted]").replace(NUL, "\uFFFD")
+    const cleaned = wellFormed(value.replace(API_KEY, "[redacted]").replace(NUL, "\uFFFD"))
     return cleaned.length > MAX_STRING ? `${cleaned.slice(0, MAX_STRING)}… [${cleaned.length - MAX_STRING} more characters]` : cleaned
   }
   if (Array.isArray(value)) return value.map((item) => redact(item))
@@ -19,7 +21,7 @@ export const redact = (value: unknown, key?: string): unknown => {
     return Object.fromEntries(Object.entries(value).map(([k, v]) =>
       k.toLowerCase() === "headers" && typeof v === "object" && v !== null
         ? [k, Object.fromEntries(Object.keys(v).map((name) => [name, "[redacted]"]))]
-        : [k.replace(NUL, "\uFFFD"), redact(v, k)]
+        : [wellFormed(k.replace(NUL, "\uFFFD")), redact(v, k)]
     ))
   }
   return value

@@ -88,11 +88,30 @@ for (const backend of backends) {
       expect(value.response).toEqual(JSON.parse(recorded.response!))
     })
 
-    it("a row PostgreSQL refuses (a raw NUL) costs only itself; redaction replaces NULs so it never happens", async () => {
+    it("responses are stored as sent, including escapes PostgreSQL cannot read into text (NUL, lone surrogates)", async () => {
+      const orgId = `org_${randomUUID().slice(0, 8)}`
+      const bodies = [
+        { markdown: "plain \"quoted\" text, \\ backslash, \u00e9 and \ud83d\ude00" },
+        { markdown: "a NUL \u0000 inside" },
+        { markdown: "a lone \ud800 surrogate" },
+        { markdown: "a literal backslash-u0000: \\u0000" }
+      ]
+      const entries = bodies.map((body) => ({ ...entry(orgId), response: JSON.stringify(body) }))
+      const stored = await withLog(backend.layer(), (log, _close, sql) =>
+        Effect.gen(function*() {
+          for (const e of entries) yield* log.record(e)
+          yield* log.flush
+          return yield* sql<{ request_id: string; response: string }>`SELECT request_id, response FROM request_logs WHERE org_id = ${orgId}`
+        }))
+      expect(stored).toHaveLength(entries.length)
+      for (const e of entries) expect(stored.find((row) => row.request_id === e.requestId)?.response).toBe(e.response)
+    })
+
+    it("a row PostgreSQL refuses (a raw NUL) costs only itself; redaction replaces NULs and lone surrogates so it never happens", async () => {
       const orgId = `org_${randomUUID().slice(0, 8)}`
       const good = Array.from({ length: 10 }, () => entry(orgId))
       const bad = entry(orgId, { query: { url: "a\u0000b" } })
-      const sanitized = entry(orgId, redact({ query: { "k\u0000": "a\u0000b" } }) as RequestLog.Entry["input"])
+      const sanitized = entry(orgId, redact({ query: { "k\u0000": "a\u0000b\ud800" } }) as RequestLog.Entry["input"])
       const { count, kept, lost } = await withLog(backend.layer(), (log, _close, sql) =>
         Effect.gen(function*() {
           for (const e of [...good.slice(0, 5), bad, sanitized, ...good.slice(5)]) yield* log.record(e)
@@ -104,7 +123,7 @@ for (const backend of backends) {
           }
         }))
       expect(count).toBe(11)
-      expect(Option.getOrThrow(kept).input).toEqual({ query: { "k\uFFFD": "a\uFFFDb" } })
+      expect(Option.getOrThrow(kept).input).toEqual({ query: { "k\uFFFD": "a\uFFFDb\uFFFD" } })
       expect(Option.isNone(lost)).toBe(true)
     })
   })

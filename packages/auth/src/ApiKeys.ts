@@ -3,13 +3,15 @@
  * indexed lookup prefix, also what listings show); the hash of the presented secret is compared in constant time.
  * Optional permission list (none = all), expiry and revocation. `authenticate` runs on every request, so successful
  * lookups are kept in process memory for `CACHE_MS`: a revocation, expiry or suspension bites within that time on
- * every replica (at once on the replica that revoked). `last_used_at` is written at most once a minute per key.
+ * every replica (at once on the replica that revoked). A key in use is looked up again in the background once half
+ * that time has passed, and requests arriving together for a key not in memory share one lookup, so a busy key never
+ * waits for the database. `last_used_at` is written at most once a minute per key.
  *
  * @since 0.1.0
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Clock, Effect } from "effect"
+import { Clock, Deferred, Effect, FiberId } from "effect"
 import { timingSafeEqual } from "node:crypto"
 import { type Org, orgFromRow } from "./Accounts.js"
 import { Forbidden, Unauthorized, UnknownPermission } from "./AuthErrors.js"
@@ -71,17 +73,16 @@ const keyFromRow = (row: Record<string, unknown>): ApiKey => ({
 
 /** API keys and authentication. */
 export class ApiKeys extends Effect.Service<ApiKeys>()("@sift/auth/ApiKeys", {
-  effect: Effect.gen(function*() {
+  scoped: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const remembered = new Map<string, { readonly context: AuthContext; readonly until: number }>()
+    const remembered = new Map<string, { readonly context: AuthContext; readonly until: number; readonly refreshAt: number }>()
+    // Lookups under way, one per key: requests arriving together share it instead of each querying the database.
+    const lookups = new Map<string, Deferred.Deferred<AuthContext, Unauthorized | Forbidden | SqlError>>()
+    const scope = yield* Effect.scope
 
-    const authenticate = (secret: string): Effect.Effect<AuthContext, Unauthorized | Forbidden | SqlError> =>
+    const lookup = (secret: string, hash: string): Effect.Effect<AuthContext, Unauthorized | Forbidden | SqlError> =>
       Effect.gen(function*() {
-        if (!SECRET.test(secret)) return yield* new Unauthorized({ detail: "Invalid API key" })
-        const hash = hashSecret(secret)
         const nowMs = yield* Clock.currentTimeMillis
-        const cached = remembered.get(hash)
-        if (cached !== undefined && cached.until > nowMs) return cached.context
         const rows = yield* sql<Record<string, unknown>>`
           SELECT k.id AS key_id, k.name AS key_name, k.hash, k.permissions, k.expires_at, k.revoked_at, k.last_used_at AS key_last_used_at, o.*
           FROM api_keys k JOIN organizations o ON o.id = k.org_id WHERE k.prefix = ${secret.slice(0, PREFIX_LENGTH)}`
@@ -101,8 +102,36 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@sift/auth/ApiKeys", {
         }
         const context: AuthContext = { keyId: String(row.key_id), keyName: String(row.key_name), permissions: permissionsOf(row.permissions), org }
         if (remembered.size > 10_000) remembered.clear()
-        remembered.set(hash, { context, until: nowMs + CACHE_MS })
+        remembered.set(hash, { context, until: nowMs + CACHE_MS, refreshAt: nowMs + CACHE_MS / 2 })
         return context
+      }).pipe(
+        // A key found invalid is forgotten at once; a database error leaves it to expire as remembered.
+        Effect.tapError((error) => error._tag === "SqlError" ? Effect.void : Effect.sync(() => remembered.delete(hash)))
+      )
+
+    /** The key's lookup under way, or a new one (run in the service's scope, so no caller's interruption ends it). */
+    const start = (secret: string, hash: string) =>
+      Effect.suspend(() => {
+        const running = lookups.get(hash)
+        if (running !== undefined) return Effect.succeed(running)
+        const done = Deferred.unsafeMake<AuthContext, Unauthorized | Forbidden | SqlError>(FiberId.none)
+        lookups.set(hash, done)
+        return Effect.as(
+          Effect.forkIn(Effect.ensuring(Deferred.complete(done, lookup(secret, hash)), Effect.sync(() => lookups.delete(hash))), scope),
+          done
+        )
+      })
+
+    // A remembered key is answered from memory. Past half its life it is looked up again in the background (requests
+    // keep being answered meanwhile); past its life it is not used at all, so a revocation still bites within CACHE_MS.
+    const authenticate = (secret: string): Effect.Effect<AuthContext, Unauthorized | Forbidden | SqlError> =>
+      Effect.flatMap(Clock.currentTimeMillis, (nowMs) => {
+        if (!SECRET.test(secret)) return Effect.fail(new Unauthorized({ detail: "Invalid API key" }))
+        const hash = hashSecret(secret)
+        const cached = remembered.get(hash)
+        if (cached === undefined || cached.until <= nowMs) return Effect.flatMap(start(secret, hash), Deferred.await)
+        if (cached.refreshAt <= nowMs && !lookups.has(hash)) return Effect.as(start(secret, hash), cached.context)
+        return Effect.succeed(cached.context)
       })
 
     return {

@@ -90,6 +90,31 @@ for (const backend of backends) {
           expect(yield* code(keys.authenticate(other.secret))).toBe("DISABLED")
         }))
 
+      it.effect("authenticate: concurrent requests share one lookup; a key in use is refreshed in the background", () =>
+        Effect.gen(function*() {
+          const keys = yield* Auth.ApiKeys.ApiKeys
+          const sql = yield* SqlClient.SqlClient
+          const { key, secret } = yield* setup("pro")
+          // 100 at once for a key not in memory: all get the same answer (from one shared lookup).
+          const contexts = yield* Effect.all(Array.from({ length: 100 }, () => keys.authenticate(secret)), { concurrency: "unbounded" })
+          expect(new Set(contexts.map((c) => c.keyId))).toEqual(new Set([key.id]))
+          expect(new Set(contexts).size).toBe(1)
+          // Revoked behind the service's back (as another replica would): remembered answers stand for half the cache
+          // time; the first request after that is still answered from memory and starts a lookup, which forgets the key.
+          yield* sql`UPDATE api_keys SET revoked_at = now() WHERE id = ${key.id}`
+          expect((yield* keys.authenticate(secret)).keyId).toBe(key.id)
+          yield* TestClock.adjust(Auth.ApiKeys.CACHE_MS / 2)
+          expect((yield* keys.authenticate(secret)).keyId).toBe(key.id)
+          // The background lookup does real database work: wait in real time (the test clock stays before CACHE_MS).
+          let refused: unknown
+          for (let i = 0; i < 200 && refused === undefined; i++) {
+            yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
+            const outcome = yield* Effect.either(keys.authenticate(secret))
+            if (outcome._tag === "Left") refused = outcome.left
+          }
+          expect(codeOf(refused)).toBe("UNAUTHORIZED")
+        }))
+
       it.effect("rate limit: the 31st request of a 30/min window is refused; the next window resets", () =>
         Effect.gen(function*() {
           const limiter = yield* Auth.RateLimiter.RateLimiter

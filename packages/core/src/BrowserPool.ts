@@ -2,13 +2,13 @@
  * One Chromium per process, shared by every render: launched lazily (Debian Chromium through Playwright, or a remote
  * browser at `SIFT_BROWSER_WS_ENDPOINT`), relaunched after a crash, closed with the layer. At most `size` contexts are
  * open at once; further requests queue for a slot instead of failing. Each context is fresh (no cookies or storage
- * shared between requests) and every request its pages make passes the address guard by route interception, with
- * the Fetcher's host rules, proxies and user agent.
+ * shared between requests) and every request its pages make passes the address guard, with the Fetcher's host rules,
+ * proxies and user agent: through the context's own guard proxy on loopback (`internal/render/guardProxy.ts`), or by
+ * route interception for a remote browser (which cannot reach our loopback) and for non-HTTP upstream proxies.
  *
  * @since 0.1.0
  */
 import { Config, ConfigError, Context, Effect, Either, Layer, Option, Redacted, type Scope } from "effect"
-import { lookup } from "node:dns/promises"
 import { existsSync } from "node:fs"
 import { isIP } from "node:net"
 import type { Browser, BrowserContext } from "playwright-core"
@@ -16,6 +16,7 @@ import * as AddressGuard from "./AddressGuard.js"
 import { InvalidRequest, WebsiteError } from "./Errors.js"
 import * as Fetcher from "./Fetcher.js"
 import * as HostRules from "./HostRules.js"
+import * as GuardProxy from "./internal/render/guardProxy.js"
 
 /** How the pool reaches a browser. @category models */
 export interface BrowserPoolOptions {
@@ -55,11 +56,19 @@ export interface ContextOptions {
   readonly country?: string | undefined
 }
 
+/** Why the guard did not pass a request on. @category models */
+export interface GuardFailure {
+  readonly reason: "PrivateAddress" | "NotFound" | "Unreachable"
+  readonly detail: string
+}
+
 /** A context on loan from the pool, with what its guard refused. @category models */
 export interface Lease {
   readonly context: BrowserContext
-  /** URLs the address guard refused, with the reason, in order. */
+  /** URLs the address guard refused, with the reason, in order (a refused HTTPS tunnel as `https://host:port/`). */
   readonly refused: ReadonlyArray<{ readonly url: string; readonly detail: string }>
+  /** Why the guard stopped a request to `url`, when it did. */
+  readonly failureOf: (url: string) => GuardFailure | undefined
 }
 
 /** Counters for tests and the soak bench. @category models */
@@ -125,7 +134,8 @@ export const make = (options: BrowserPoolOptions) =>
         const { chromium } = await import("playwright-core")
         if (options.wsEndpoint !== undefined) return chromium.connect(options.wsEndpoint)
         const args = ["--disable-dev-shm-usage", "--no-sandbox"]
-        if (rules.source !== "") args.push(`--host-resolver-rules=${rules.source}`)
+        // The guard proxies listen on 127.0.0.1: no rule may send the browser's proxy connections elsewhere.
+        if (rules.source !== "") args.push(`--host-resolver-rules=EXCLUDE 127.0.0.1,${rules.source}`)
         return chromium.launch({ executablePath: chromiumPath(options.executablePath), args })
       },
       catch: (error) => browserFailure("about:blank", error)
@@ -154,15 +164,9 @@ export const make = (options: BrowserPoolOptions) =>
       })
     )
 
-    const lookups = new Map<string, Promise<ReadonlyArray<string>>>()
-    const addressesOf = (host: string): Promise<ReadonlyArray<string>> => {
-      const known = lookups.get(host)
-      if (known !== undefined) return known
-      const found = lookup(host, { all: true }).then((all) => all.map((a) => a.address), () => [])
-      lookups.set(host, found)
-      setTimeout(() => lookups.delete(host), 30_000).unref()
-      return found
-    }
+    const guard = GuardProxy.makeShared(policy, rules)
+    yield* Effect.addFinalizer(() => Effect.sync(() => guard.agent.destroy()))
+    const addressesOf = guard.addressesOf
 
     /** Why a request to `url` is refused, or undefined when it may go. */
     const refusal = async (url: URL): Promise<string | undefined> => {
@@ -190,19 +194,30 @@ export const make = (options: BrowserPoolOptions) =>
         const proxy = yield* proxyFor(contextOptions.country)
         const owner = yield* current
         const refused: Array<{ url: string; detail: string }> = []
+        // With every address allowed there is nothing to check. Otherwise the context's own proxy checks every
+        // request without a protocol round trip; interception only where the browser cannot reach our loopback.
+        const checked = policy !== AddressGuard.allowAll
+        const proxied = checked && options.wsEndpoint === undefined && (proxy === undefined || /^http:\/\//i.test(proxy))
         const context = yield* Effect.tryPromise({
           try: async () => {
+            const guardProxy = proxied ? await GuardProxy.start(guard, proxy) : undefined
             const context = await owner.newContext({
               viewport: contextOptions.viewport,
               colorScheme: contextOptions.theme ?? "light",
               userAgent: options.userAgent,
               extraHTTPHeaders: contextOptions.headers === undefined ? undefined : { ...contextOptions.headers },
               serviceWorkers: "block",
-              ...(proxy === undefined ? {} : { proxy: { server: proxy } })
+              ...(guardProxy !== undefined ? { proxy: { server: guardProxy.server } } : proxy === undefined ? {} : { proxy: { server: proxy } })
+            }).catch((error: unknown) => {
+              guardProxy?.close()
+              throw error
             })
             context.on("page", (page) => page.on("crash", () => retireIfCrashed(owner)))
-            // With every address allowed there is nothing to check: no interception, no round trip per request.
-            if (policy === AddressGuard.allowAll) return context
+            if (guardProxy !== undefined) {
+              context.on("close", () => guardProxy.close())
+              return { context, guardProxy }
+            }
+            if (!checked) return { context, guardProxy }
             await context.route("**/*", async (route) => {
               const url = new URL(route.request().url())
               if (url.protocol !== "http:" && url.protocol !== "https:") return route.continue().catch(() => undefined)
@@ -211,11 +226,28 @@ export const make = (options: BrowserPoolOptions) =>
               refused.push({ url: url.href, detail: why })
               return route.abort("blockedbyclient").catch(() => undefined)
             })
-            return context
+            return { context, guardProxy }
           },
           catch: (error) => browserFailure("about:blank", error)
         })
-        return { context, refused }
+        const { guardProxy } = context
+        if (guardProxy !== undefined) {
+          return {
+            context: context.context,
+            get refused() {
+              return guardProxy.failures.filter((f) => f.reason === "PrivateAddress").map((f) => ({ url: f.url, detail: f.detail }))
+            },
+            failureOf: (url: string) => GuardProxy.failureOf(guardProxy.failures, url)
+          } satisfies Lease
+        }
+        return {
+          context: context.context,
+          refused,
+          failureOf: (url: string): GuardFailure | undefined => {
+            const found = refused.find((r) => r.url === url)
+            return found === undefined ? undefined : { reason: "PrivateAddress", detail: found.detail }
+          }
+        } satisfies Lease
       })
 
     const context = (contextOptions: ContextOptions): Effect.Effect<Lease, WebsiteError | InvalidRequest, Scope.Scope> =>

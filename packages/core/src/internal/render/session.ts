@@ -24,10 +24,19 @@ export const viewportOf = (viewport: Renderer.RenderOptions["viewport"]) =>
 
 const errorText = (error: unknown) => error instanceof Error ? error.message.split("\n")[0]! : String(error)
 
-/** Maps a navigation failure to a website error. */
-const navigationError = (url: string, error: unknown, refused: BrowserPool.Lease["refused"]): WebsiteError => {
+/** Maps a navigation failure to a website error; `hops` are the main document's request URLs, redirects included. */
+const navigationError = (url: string, error: unknown, lease: BrowserPool.Lease, hops: ReadonlyArray<string>): WebsiteError => {
   const text = errorText(error)
-  const blocked = refused.find((r) => r.url === url || text.includes("ERR_BLOCKED_BY_CLIENT"))
+  // What the address guard recorded for a hop of the main document explains the failure best.
+  for (let i = hops.length - 1; i >= 0; i--) {
+    const stopped = lease.failureOf(hops[i]!)
+    if (stopped !== undefined) {
+      return stopped.reason === "NotFound"
+        ? new WebsiteError({ reason: "NotFound", url })
+        : new WebsiteError({ reason: stopped.reason, url, detail: stopped.detail })
+    }
+  }
+  const blocked = lease.refused.find((r) => r.url === url || text.includes("ERR_BLOCKED_BY_CLIENT"))
   if (blocked !== undefined) return new WebsiteError({ reason: "PrivateAddress", url, detail: blocked.detail })
   if (/ERR_NAME_NOT_RESOLVED/.test(text)) return new WebsiteError({ reason: "NotFound", url })
   if (/ERR_TOO_MANY_REDIRECTS/.test(text)) return new WebsiteError({ reason: "TooManyRedirects", url })
@@ -64,7 +73,11 @@ export const openSession = (
       catch: (error) => new WebsiteError({ reason: "Unreachable", url: options.url, detail: `the browser failed: ${errorText(error)}` })
     })
     let inFlight = 0
-    page.on("request", () => inFlight++)
+    const hops: Array<string> = [options.url]
+    page.on("request", (request) => {
+      inFlight++
+      if (request.isNavigationRequest() && request.frame() === page.mainFrame()) hops.push(request.url())
+    })
     page.on("requestfinished", () => inFlight--)
     page.on("requestfailed", () => inFlight--)
     let crashed = false
@@ -78,7 +91,7 @@ export const openSession = (
     const fail = (error: unknown) =>
       crashed || !lease.context.browser()?.isConnected()
         ? new WebsiteError({ reason: "Unreachable", url: options.url, detail: `the browser or the page crashed: ${errorText(error)}` })
-        : navigationError(options.url, error, lease.refused)
+        : navigationError(options.url, error, lease, hops)
 
     const serialize = async (): Promise<string> => {
       // Frames of a page still loading may never answer: after 2 s the main document alone is read.

@@ -1,0 +1,305 @@
+/**
+ * The browser's address guard as a forward proxy: each browser context gets its own listener on loopback and sends
+ * every request through it (plain HTTP as absolute-URI requests, HTTPS and WebSockets as CONNECT tunnels, loopback
+ * included). The proxy maps the host by the host rules, resolves it, checks the IP with the address policy and connects
+ * to exactly that IP, so no second DNS answer can slip in (as the Fetcher's connector does). With an upstream HTTP proxy
+ * it checks what our resolver says (as the Fetcher does through a proxy) and chains to it.
+ *
+ * Why a proxy: route interception costs a round trip through the DevTools protocol for every request a page makes;
+ * the proxy costs none. A refused or failed request is recorded (per context) and the browser sees a closed
+ * connection or a failed tunnel, so the render reports the recorded reason.
+ */
+import { lookup as dnsLookup, type LookupAddress } from "node:dns"
+import * as http from "node:http"
+import * as net from "node:net"
+import type { Duplex } from "node:stream"
+import * as AddressGuard from "../../AddressGuard.js"
+import * as HostRules from "../../HostRules.js"
+
+/** A request the proxy did not pass on, and why. */
+export interface ProxyFailure {
+  /** The request URL; for a CONNECT tunnel `https://host:port/` (the path is inside the tunnel). */
+  readonly url: string
+  /** `host:port` the browser asked for (port always present). */
+  readonly authority: string
+  /** True for a CONNECT tunnel: it stands for every URL of its authority. */
+  readonly tunnel: boolean
+  readonly reason: "PrivateAddress" | "NotFound" | "Unreachable"
+  readonly detail: string
+}
+
+/** What every context's proxy shares: the rules, the policy, a resolver cache and a keep-alive agent to origins. */
+export interface GuardShared {
+  readonly policy: AddressGuard.AddressPolicy
+  readonly rules: HostRules.HostRules
+  /** All addresses of a host name (an empty list when it does not resolve). */
+  readonly addressesOf: (host: string) => Promise<ReadonlyArray<string>>
+  readonly agent: http.Agent
+}
+
+/** One context's proxy. */
+export interface GuardProxy {
+  /** `http://127.0.0.1:<port>`, for the context's `proxy.server`. */
+  readonly server: string
+  readonly failures: ReadonlyArray<ProxyFailure>
+  /** Stops listening and cuts every open connection. */
+  readonly close: () => void
+}
+
+/** The shared part: an address cache (30 s, so repeated subresources do not each ask the resolver) and the agent. */
+export const makeShared = (policy: AddressGuard.AddressPolicy, rules: HostRules.HostRules): GuardShared => {
+  const lookups = new Map<string, Promise<ReadonlyArray<string>>>()
+  const resolveOnce = (host: string, retry: boolean): Promise<ReadonlyArray<string>> =>
+    new Promise((resolve) =>
+      dnsLookup(host, { all: true }, (error, addresses) => {
+        if (error !== null) {
+          if (retry && error.code === "EAI_AGAIN") return void setTimeout(() => resolve(resolveOnce(host, false)), 200)
+          return resolve([])
+        }
+        resolve((addresses as Array<LookupAddress>).map((a) => a.address))
+      })
+    )
+  const addressesOf = (host: string) => {
+    const known = lookups.get(host)
+    if (known !== undefined) return known
+    const found = resolveOnce(host, true)
+    lookups.set(host, found)
+    setTimeout(() => lookups.delete(host), 30_000).unref()
+    return found
+  }
+  return { policy, rules, addressesOf, agent: new http.Agent({ keepAlive: true, maxSockets: 64 }) }
+}
+
+type Decision =
+  | { readonly _tag: "Connect"; readonly ip: string; readonly port: number }
+  | { readonly _tag: "Fail"; readonly reason: ProxyFailure["reason"]; readonly detail: string }
+
+const bare = (host: string) => host.replace(/^\[|\]$/g, "")
+
+/** Where a direct connection for `host:port` goes, or why it may not. */
+export const decideDirect = async (shared: GuardShared, host: string, port: number): Promise<Decision> => {
+  const name = bare(host).toLowerCase()
+  const mapped = HostRules.resolve(shared.rules, name)
+  if (mapped?._tag === "NotFound") return { _tag: "Fail", reason: "NotFound", detail: `${name} is mapped to ~NOTFOUND by the host resolver rules` }
+  const target = mapped?._tag === "Connect" ? bare(mapped.host) : name
+  const targetPort = mapped?._tag === "Connect" && mapped.port !== undefined ? mapped.port : port
+  const refuse = (ip: string): Decision => ({ _tag: "Fail", reason: "PrivateAddress", detail: AddressGuard.explain(ip, name) })
+  if (isIPAddress(target)) return shared.policy(target, name) ? { _tag: "Connect", ip: target, port: targetPort } : refuse(target)
+  if (AddressGuard.refusedHostName(name) !== undefined && !shared.policy("0.0.0.0", name)) return refuse("0.0.0.0")
+  const addresses = await shared.addressesOf(target)
+  if (addresses.length === 0) return { _tag: "Fail", reason: "NotFound", detail: `${target} does not resolve` }
+  const allowed = addresses.find((ip) => shared.policy(ip, name))
+  return allowed === undefined ? refuse(addresses[0]!) : { _tag: "Connect", ip: allowed, port: targetPort }
+}
+
+/** Through an upstream proxy that resolves names itself: literal IPs, refused names and what our resolver says. */
+export const checkProxied = async (shared: GuardShared, host: string): Promise<Decision | undefined> => {
+  const name = bare(host).toLowerCase()
+  const mapped = HostRules.resolve(shared.rules, name)
+  if (mapped?._tag === "NotFound") return { _tag: "Fail", reason: "NotFound", detail: `${name} is mapped to ~NOTFOUND by the host resolver rules` }
+  const target = mapped?._tag === "Connect" ? bare(mapped.host) : name
+  const refuse = (ip: string): Decision => ({ _tag: "Fail", reason: "PrivateAddress", detail: AddressGuard.explain(ip, name) })
+  if (isIPAddress(target)) return shared.policy(target, name) ? undefined : refuse(target)
+  if (AddressGuard.refusedHostName(name) !== undefined && !shared.policy("0.0.0.0", name)) return refuse("0.0.0.0")
+  const bad = (await shared.addressesOf(target)).find((ip) => !shared.policy(ip, name))
+  return bad === undefined ? undefined : refuse(bad)
+}
+
+const isIPAddress = (text: string) => net.isIP(text) !== 0
+
+// Hop-by-hop headers (RFC 9110 §7.6.1) and the proxy's own: never forwarded.
+const hopByHop = new Set(["connection", "keep-alive", "proxy-connection", "proxy-authorization", "proxy-authenticate", "te", "trailer", "transfer-encoding", "upgrade"])
+
+const forwardable = (raw: ReadonlyArray<string>, keepChunked: boolean): Array<string> => {
+  const named = new Set<string>()
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i]!.toLowerCase() === "connection") for (const token of raw[i + 1]!.split(",")) named.add(token.trim().toLowerCase())
+  }
+  const out: Array<string> = []
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase()
+    // A chunked response stays chunked: Node re-frames the body when the header is set.
+    if ((hopByHop.has(name) && !(keepChunked && name === "transfer-encoding")) || named.has(name)) continue
+    out.push(raw[i]!, raw[i + 1]!)
+  }
+  return out
+}
+
+/** Splits a CONNECT target `host:port` / `[v6]:port`. */
+const splitAuthority = (text: string): { host: string; port: number } | undefined => {
+  const match = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(text)
+  if (match === null) return undefined
+  const port = Number(match[2])
+  return port >= 1 && port <= 65535 ? { host: match[1]!, port } : undefined
+}
+
+const authorityOf = (url: URL) =>
+  `${bare(url.hostname)}:${url.port === "" ? (url.protocol === "https:" || url.protocol === "wss:" ? 443 : 80) : url.port}`
+
+/** Starts a context's proxy on a free loopback port; `upstream` is an `http://` proxy URL to chain to. */
+export const start = (shared: GuardShared, upstream: string | undefined): Promise<GuardProxy> => {
+  const failures: Array<ProxyFailure> = []
+  const tunnels = new Set<Duplex>()
+  const via = upstream === undefined ? undefined : new URL(upstream)
+  const viaAuthorization = via === undefined || via.username === ""
+    ? undefined
+    : `Basic ${Buffer.from(`${decodeURIComponent(via.username)}:${decodeURIComponent(via.password)}`).toString("base64")}`
+  const record = (failure: ProxyFailure) => {
+    // A browser retries a request whose reused connection closed: one record per request is enough.
+    const last = failures[failures.length - 1]
+    if (last?.url !== failure.url || last.reason !== failure.reason) failures.push(failure)
+  }
+
+  const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    let url: URL
+    try {
+      url = new URL(req.url ?? "")
+    } catch {
+      return void res.writeHead(400).end()
+    }
+    if (url.protocol !== "http:") return void res.writeHead(400).end()
+    const authority = authorityOf(url)
+    const fail = (reason: ProxyFailure["reason"], detail: string) => {
+      record({ url: url.href, authority, tunnel: false, reason, detail })
+      // No response at all: the browser reports a failed request, never a page the proxy made up.
+      req.socket.destroy()
+    }
+    const decided = via === undefined
+      ? decideDirect(shared, url.hostname, Number(authority.slice(authority.lastIndexOf(":") + 1)))
+      : checkProxied(shared, url.hostname)
+    void decided.then((decision) => {
+      if (decision?._tag === "Fail") return fail(decision.reason, decision.detail)
+      if (res.destroyed) return
+      const headers = forwardable(req.rawHeaders, false)
+      if (viaAuthorization !== undefined) headers.push("Proxy-Authorization", viaAuthorization)
+      const out = http.request({
+        ...(decision === undefined
+          ? { host: via!.hostname, port: Number(via!.port || 80), path: url.href }
+          : { host: decision.ip, port: decision.port, path: url.pathname + url.search }),
+        method: req.method,
+        headers,
+        setHost: false,
+        agent: shared.agent
+      }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, forwardable(answer.rawHeaders, true))
+        answer.pipe(res)
+        answer.on("error", () => res.destroy())
+      })
+      out.on("error", (error) => {
+        if (res.headersSent) return res.destroy()
+        fail("Unreachable", error.message)
+      })
+      res.on("close", () => {
+        if (!res.writableFinished) out.destroy()
+      })
+      req.pipe(out)
+    }, (error: unknown) => fail("Unreachable", `the address could not be checked: ${String(error)}`))
+  }
+
+  const onConnect = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    tunnels.add(socket)
+    socket.on("error", () => undefined)
+    socket.on("close", () => tunnels.delete(socket))
+    const target = splitAuthority(req.url ?? "")
+    if (target === undefined) return void socket.end("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+    const authority = `${bare(target.host)}:${target.port}`
+    const fail = (reason: ProxyFailure["reason"], detail: string) => {
+      record({ url: `https://${target.host}:${target.port}/`, authority, tunnel: true, reason, detail })
+      socket.end("HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+    }
+    const splice = (out: net.Socket) => {
+      tunnels.add(out)
+      out.on("close", () => {
+        tunnels.delete(out)
+        socket.destroy()
+      })
+      socket.on("close", () => out.destroy())
+      if (head.length > 0) out.write(head)
+      out.pipe(socket)
+      socket.pipe(out)
+    }
+    const decided = via === undefined ? decideDirect(shared, target.host, target.port) : checkProxied(shared, target.host)
+    void decided.then((decision) => {
+      if (decision?._tag === "Fail") return fail(decision.reason, decision.detail)
+      if (socket.destroyed) return
+      if (decision !== undefined) {
+        const out = net.connect({ host: decision.ip, port: decision.port })
+        let connected = false
+        out.on("error", (error) => {
+          if (!connected && !socket.destroyed) fail("Unreachable", error.message)
+          else socket.destroy()
+        })
+        out.once("connect", () => {
+          connected = true
+          socket.write("HTTP/1.1 200 Connection Established\r\n\r\n")
+          splice(out)
+        })
+        return
+      }
+      // Chained: our CONNECT to the upstream proxy, then the same tunnel.
+      const out = net.connect({ host: via!.hostname, port: Number(via!.port || 80) })
+      let established = false
+      out.on("error", (error) => {
+        if (!established && !socket.destroyed) fail("Unreachable", `the proxy failed: ${error.message}`)
+        else socket.destroy()
+      })
+      out.once("connect", () => {
+        out.write(`CONNECT ${req.url} HTTP/1.1\r\nHost: ${req.url}\r\n${viaAuthorization === undefined ? "" : `Proxy-Authorization: ${viaAuthorization}\r\n`}\r\n`)
+        let answer = Buffer.alloc(0)
+        const onData = (chunk: Buffer) => {
+          answer = Buffer.concat([answer, chunk])
+          const end = answer.indexOf("\r\n\r\n")
+          if (end < 0) return
+          out.off("data", onData)
+          const status = /^HTTP\/1\.[01] (\d{3})/.exec(answer.subarray(0, end).toString("latin1"))?.[1]
+          if (status !== "200") {
+            out.destroy()
+            return fail("Unreachable", `the proxy answered CONNECT with ${status ?? "garbage"}`)
+          }
+          established = true
+          socket.write("HTTP/1.1 200 Connection Established\r\n\r\n")
+          const rest = answer.subarray(end + 4)
+          if (rest.length > 0) socket.write(rest)
+          splice(out)
+        }
+        out.on("data", onData)
+      })
+    }, (error: unknown) => fail("Unreachable", `the address could not be checked: ${String(error)}`))
+  }
+
+  const server = http.createServer(onRequest)
+  server.on("connect", onConnect)
+  server.on("clientError", (_error, socket) => socket.destroy())
+  return new Promise((resolve, reject) => {
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo
+      resolve({
+        server: `http://127.0.0.1:${port}`,
+        failures,
+        close: () => {
+          server.close()
+          server.closeAllConnections()
+          for (const tunnel of tunnels) tunnel.destroy()
+          tunnels.clear()
+        }
+      })
+    })
+  })
+}
+
+/** Whether a recorded failure is the one of a request to `url` (a tunnel stands for every URL of its authority). */
+export const failureOf = (failures: ReadonlyArray<ProxyFailure>, url: string): ProxyFailure | undefined => {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return undefined
+  }
+  const authority = authorityOf(parsed)
+  for (let i = failures.length - 1; i >= 0; i--) {
+    const failure = failures[i]!
+    if (failure.tunnel ? failure.authority === authority && parsed.protocol !== "http:" : failure.url === parsed.href) return failure
+  }
+  return undefined
+}

@@ -20,7 +20,7 @@ syncBuiltinESMExports()
 const { startOrigin, startService } = await import("../support/service.js")
 const origin = await startOrigin()
 const service = await startService("http-micro")
-const path = `/v1/web/scrape/markdown?url=${encodeURIComponent(origin.url)}`
+const path = process.env.MICRO_PATH ?? `/v1/web/scrape/markdown?url=${encodeURIComponent(origin.url)}`
 const one = () => new Promise<string>((resolve) => {
   const socket = new Socket()
   const req = new http.IncomingMessage(socket)
@@ -41,9 +41,12 @@ console.log(await one())
 await batch(20_000)
 const mainTicks = () => { const f = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8").split(") ")[1]!.split(" "); return Number(f[11]) + Number(f[12]) }
 const N = Number(process.argv[2] ?? 30_000)
+;(globalThis as any).__phases = {}
 for (let r = 0; r < 3; r++) {
   const t0 = mainTicks(); const w0 = performance.now(); const o0 = (globalThis as any).__ops ?? 0
   await batch(N)
+  const ph = (globalThis as any).__phases; if (ph) { console.log(Object.entries(ph).map(([k, v]) => `${k} ${((v as number) * 1000 / N).toFixed(1)}`).join("  ")); (globalThis as any).__phases = {} }
+  console.log("auth misses", (globalThis as any).__authMiss)
   console.log(`main thread ${((mainTicks() - t0) * 10_000 / N).toFixed(0)} µs CPU per request; wall ${((performance.now() - w0) * 1000 / N).toFixed(0)} µs${(globalThis as any).__ops === undefined ? "" : `; effect ops ${((((globalThis as any).__ops ?? 0) - o0) / N).toFixed(0)} per request`}`)
 }
 if (process.argv[4]) {

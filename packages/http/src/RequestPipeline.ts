@@ -13,7 +13,7 @@ import { Cause, Clock, Context, Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import * as ErrorMapping from "./ErrorMapping.js"
 import { stringify } from "./internal/json.js"
-import { redact, redactJsonText } from "./internal/redaction.js"
+import { redact, redactJsonParts, redactJsonText, redactQuery } from "./internal/redaction.js"
 import * as QueryParams from "./QueryParams.js"
 import { RequestLog } from "./RequestLog.js"
 import * as Target from "./internal/target.js"
@@ -237,8 +237,8 @@ export const serve = <A, E1, R1, E2, R2>(route: Route, handler: Handler<A, E1, R
         tags: zdr ? [] : plan?.tags ?? [],
         zdr,
         userAgent: request.headers["user-agent"] ?? null,
-        input: zdr ? null : { query: redact(Object.fromEntries(params())), ...(body === undefined ? {} : { body: redact(body) }) },
-        response: zdr ? null : redactJsonText(text)
+        input: zdr ? null : { query: redactQuery(search, params), ...(body === undefined ? {} : { body: redact(body) }) },
+        response: zdr ? null : outcome.serialized === undefined ? redactJsonText(text) : redactJsonParts(outcome.serialized, members)
       })
     }
     return json(outcome.status, text, headers)

@@ -30,9 +30,13 @@ interface Row {
 const toMillis = (value: string | number | Date): number =>
   value instanceof Date ? value.getTime() : typeof value === "number" ? value : Number(value)
 
-/** A size-bounded LRU of entries this process read or wrote; it only ever answers with an entry's true age. */
+/**
+ * A size-bounded map of entries this process read or wrote, evicting the least recently used first (approximately:
+ * "second chance" over insertion order, so a hit sets a flag instead of re-inserting); it only ever answers with an
+ * entry's true age.
+ */
 const makeFront = (maxBytes: number) => {
-  const entries = new Map<string, { value: Uint8Array; storedAt: number }>()
+  const entries = new Map<string, { value: Uint8Array; storedAt: number; used: boolean }>()
   let bytes = 0
   const remove = (key: string) => {
     const entry = entries.get(key)
@@ -43,19 +47,21 @@ const makeFront = (maxBytes: number) => {
   return {
     get: (key: string) => {
       const entry = entries.get(key)
-      if (entry === undefined) return undefined
-      entries.delete(key)
-      entries.set(key, entry)
+      if (entry !== undefined) entry.used = true
       return entry
     },
     set: (key: string, value: Uint8Array, storedAt: number) => {
       remove(key)
       if (value.byteLength > maxBytes / 4) return
-      entries.set(key, { value, storedAt })
+      entries.set(key, { value, storedAt, used: false })
       bytes += value.byteLength
-      for (const oldest of entries.keys()) {
-        if (bytes <= maxBytes) break
-        remove(oldest)
+      while (bytes > maxBytes) {
+        const [oldestKey, oldest] = entries.entries().next().value!
+        entries.delete(oldestKey)
+        if (oldest.used) {
+          oldest.used = false
+          entries.set(oldestKey, oldest)
+        } else bytes -= oldest.value.byteLength
       }
     },
     remove
@@ -82,12 +88,8 @@ export const make = (options: Options = {}): Effect.Effect<Cache["Type"], never,
       Effect.repeat(sweep, Schedule.spaced(Duration.millis(options.sweepIntervalMs ?? 600_000)))
     )
 
-    const get = (key: string, maxAgeMs: number): Effect.Effect<Option.Option<{ value: Uint8Array; storedAt: number }>> =>
+    const fromDatabase = (key: string, maxAgeMs: number, now: number): Effect.Effect<Option.Option<{ value: Uint8Array; storedAt: number }>> =>
       Effect.gen(function*() {
-        const now = Date.now()
-        const local = front?.get(key)
-        // A fresher row may exist in the database (another replica wrote it), but this one is honest about its age.
-        if (local !== undefined && now - local.storedAt <= Math.min(maxAgeMs, retentionMs)) return Option.some(local)
         const rows = yield* sql<Row>`
           SELECT bytes, (extract(epoch from created_at) * 1000)::float8 AS "storedAt"
           FROM cache_entries
@@ -102,6 +104,17 @@ export const make = (options: Options = {}): Effect.Effect<Cache["Type"], never,
           Effect.as(Effect.logWarning("cache: read failed, answering a miss", cause), Option.none())
         )
       )
+
+    const get = (key: string, maxAgeMs: number): Effect.Effect<Option.Option<{ value: Uint8Array; storedAt: number }>> =>
+      Effect.suspend(() => {
+        const now = Date.now()
+        const local = front?.get(key)
+        // A fresher row may exist in the database (another replica wrote it), but this one is honest about its age.
+        if (local !== undefined && now - local.storedAt <= Math.min(maxAgeMs, retentionMs)) {
+          return Effect.succeed(Option.some({ value: local.value, storedAt: local.storedAt }))
+        }
+        return fromDatabase(key, maxAgeMs, now)
+      })
 
     const set = (key: string, value: Uint8Array): Effect.Effect<void> =>
       Effect.gen(function*() {

@@ -158,18 +158,21 @@ export const make = (
 
     return {
       reserve: (orgId, credits, options) =>
-        Effect.gen(function*() {
-          const at = new Date(yield* Clock.currentTimeMillis)
-          const state = yield* stateOf(orgId, at)
-          // From here to the end nothing yields: the check and the hold are one step.
-          const available = state.stored - state.unwritten - heldOf(state, at.getTime())
-          if (available < credits) return yield* new UsageExceeded({ needed: credits, available })
-          const reservation = { id: `res_${++reservations}`, orgId, credits }
-          state.held.set(reservation.id, { credits, expires: at.getTime() + options.ttlMs })
-          return reservation
+        Effect.flatMap(Clock.currentTimeMillis, (ms) => {
+          const at = new Date(ms)
+          // From the state on nothing yields: the check and the hold are one step.
+          const hold = (state: OrgState): Effect.Effect<Reservation, UsageExceeded> => {
+            const available = state.stored - state.unwritten - heldOf(state, ms)
+            if (available < credits) return Effect.fail(new UsageExceeded({ needed: credits, available }))
+            const reservation = { id: `res_${++reservations}`, orgId, credits }
+            state.held.set(reservation.id, { credits, expires: ms + options.ttlMs })
+            return Effect.succeed(reservation)
+          }
+          const state = states.get(orgId)
+          return state === undefined || isStale(state, at) ? Effect.flatMap(reload(orgId, at), hold) : hold(state)
         }),
       commit: (reservation, charge) =>
-        Effect.gen(function*() {
+        Effect.sync(() => {
           const state = states.get(reservation.orgId)
           state?.held.delete(reservation.id)
           const credits = Math.max(0, Math.min(Math.floor(charge.credits), reservation.credits))

@@ -88,13 +88,21 @@ const memoKeyOf = (request: ScrapeRequest.ScrapeRequest, options: Pipeline.RunOp
   ])
 
 // Decoded GET queries are remembered and reused (Scrape/Http.ts), so the same request object comes back on every hit:
-// its keys are computed once (a hash and a serialization each).
-const keysByRequest = new WeakMap<ScrapeRequest.ScrapeRequest, { readonly options: Pipeline.RunOptions; readonly memoKey: string; readonly pageKey: string }>()
+// what is known about it is computed once (a hash and a serialization each).
+interface Keys {
+  readonly options: Pipeline.RunOptions
+  readonly memoizable: boolean
+  readonly memoKey: string
+  readonly pageKey: string
+}
+const keysByRequest = new WeakMap<ScrapeRequest.ScrapeRequest, Keys>()
 
-const keysOf = (request: ScrapeRequest.ScrapeRequest, options: Pipeline.RunOptions) => {
+const keysOf = (request: ScrapeRequest.ScrapeRequest, options: Pipeline.RunOptions): Keys => {
   const known = keysByRequest.get(request)
   if (known !== undefined && known.options === options) return known
-  const keys = { options, memoKey: memoKeyOf(request, options), pageKey: Pipeline.cacheKey(request) }
+  const keys = memoizable(request)
+    ? { options, memoizable: true, memoKey: memoKeyOf(request, options), pageKey: Pipeline.cacheKey(request) }
+    : { options, memoizable: false, memoKey: "", pageKey: "" }
   keysByRequest.set(request, keys)
   return keys
 }
@@ -128,21 +136,36 @@ export const run = (
   request: ScrapeRequest.ScrapeRequest,
   options: Pipeline.RunOptions = {}
 ): Effect.Effect<ScrapeResult.ScrapeResult, Errors.ScrapeError, Cache.Cache | Fetcher.Fetcher> =>
+  Effect.suspend(() => {
+    const keys = keysOf(request, options)
+    if (!keys.memoizable) return Pipeline.run(request, options)
+    // A memo hit is a handful of steps: the cache entry it was made from is still the one the cache answers with.
+    return Effect.flatMap(Cache.Cache, (cache) => {
+      const memos = memosOf(cache)
+      const memo = memos.get(keys.memoKey)
+      if (memo === undefined) return runNoting(request, options, cache, memos, keys)
+      return Effect.flatMap(cache.get(keys.pageKey, request.maxAgeMs ?? ScrapeRequest.DEFAULT_MAX_AGE_MS), (entry) => {
+        if (Option.isSome(entry) && entry.value.value === memo.page) {
+          return Effect.map(Clock.currentTimeMillis, (now): ScrapeResult.ScrapeResult => ({
+            ...memo.result,
+            cache_metadata: { status: "hit", age_ms: Math.max(0, now - memo.fetchedAt) }
+          }))
+        }
+        memos.delete(keys.memoKey)
+        return runNoting(request, options, cache, memos, keys)
+      })
+    })
+  })
+
+/** The pipeline's run, remembering its result when it was made from (or stored) a cache entry. */
+const runNoting = (
+  request: ScrapeRequest.ScrapeRequest,
+  options: Pipeline.RunOptions,
+  cache: Cache.Cache["Type"],
+  memos: Memos,
+  { memoKey: key, pageKey }: Keys
+): Effect.Effect<ScrapeResult.ScrapeResult, Errors.ScrapeError, Fetcher.Fetcher> =>
   Effect.gen(function*() {
-    if (!memoizable(request)) return yield* Pipeline.run(request, options)
-    const cache = yield* Cache.Cache
-    const memos = memosOf(cache)
-    const { memoKey: key, pageKey } = keysOf(request, options)
-    const maxAgeMs = request.maxAgeMs ?? ScrapeRequest.DEFAULT_MAX_AGE_MS
-    const memo = memos.get(key)
-    if (memo !== undefined) {
-      const entry = yield* cache.get(pageKey, maxAgeMs)
-      if (Option.isSome(entry) && entry.value.value === memo.page) {
-        const now = yield* Clock.currentTimeMillis
-        return { ...memo.result, cache_metadata: { status: "hit", age_ms: Math.max(0, now - memo.fetchedAt) } }
-      }
-      memos.delete(key)
-    }
     // Run the pipeline on a cache that notes which entry it read or wrote, and when.
     let seen: { page: Uint8Array; at: number } | undefined
     const noting = Cache.Cache.of({

@@ -36,3 +36,37 @@ const MAX_LOGGED_TEXT = 262_144
  */
 export const redactJsonText = (text: string): string =>
   text.length <= MAX_LOGGED_TEXT ? text.replace(API_KEY, "[redacted]") : stringify(redact(JSON.parse(text)))
+
+// Pre-serialized members repeat across requests (a memoized result's), so their redaction is remembered.
+const MAX_REMEMBERED = 256
+const redactedMembers = new Map<string, string>()
+
+/**
+ * The logged form of a response sent as `{` + `serialized` + `,` + the members of `rest` (a JSON object's text), as
+ * `redactJsonText` makes it of the whole; the redaction of `serialized` is remembered. A key cannot span the two parts:
+ * they meet at a comma.
+ */
+export const redactJsonParts = (serialized: string, rest: string): string => {
+  if (serialized.length + rest.length > MAX_LOGGED_TEXT) return redactJsonText(`{${serialized},${rest.slice(1)}`)
+  let redacted = redactedMembers.get(serialized)
+  if (redacted === undefined) {
+    redacted = serialized.replace(API_KEY, "[redacted]")
+    if (redactedMembers.size >= MAX_REMEMBERED) redactedMembers.delete(redactedMembers.keys().next().value!)
+    redactedMembers.set(serialized, redacted)
+  }
+  return `{${redacted},${rest.replace(API_KEY, "[redacted]").slice(1)}`
+}
+
+// Queries repeat too (a client polling the same URL): their redacted form is remembered by their text.
+const redactedQueries = new Map<string, unknown>()
+
+/** `redact` of a query string's parameters (as an object), remembered by the query's text. */
+export const redactQuery = (search: string, params: () => URLSearchParams): unknown => {
+  let redacted = redactedQueries.get(search)
+  if (redacted === undefined) {
+    redacted = redact(Object.fromEntries(params()))
+    if (redactedQueries.size >= MAX_REMEMBERED) redactedQueries.delete(redactedQueries.keys().next().value!)
+    redactedQueries.set(search, redacted)
+  }
+  return redacted
+}

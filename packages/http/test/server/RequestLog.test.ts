@@ -3,7 +3,7 @@ import { Migrations, Sql } from "@sift/store"
 import { Context, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
 import { randomUUID } from "node:crypto"
 import { describe, expect, inject, it } from "vitest"
-import { redact } from "../../src/internal/redaction.js"
+import { redact, redactJsonParts, redactJsonText, redactQuery } from "../../src/internal/redaction.js"
 import * as RequestLog from "../../src/RequestLog.js"
 
 const databaseUrl = inject("databaseUrl")
@@ -128,3 +128,27 @@ for (const backend of backends) {
     })
   })
 }
+
+describe("redaction of logged responses and queries", () => {
+  const key = `sift_sk_${"a1B2".repeat(10)}`
+  it("a response sent in two parts is logged exactly as the whole would be, remembered or not", () => {
+    const serialized = JSON.stringify({ markdown: `a page quoting ${key} and more`, url: "https://example.com/" }).slice(1, -1)
+    const rest = JSON.stringify({ cache_metadata: { status: "hit", age_ms: 5 }, request_id: "r", note: key })
+    const whole = `{${serialized},${rest.slice(1)}`
+    expect(redactJsonParts(serialized, rest)).toBe(redactJsonText(whole))
+    expect(redactJsonParts(serialized, rest)).toBe(redactJsonText(whole))
+    expect(redactJsonParts(serialized, rest)).not.toContain(key)
+    const long = JSON.stringify({ markdown: `${key} ${"x".repeat(300_000)}` }).slice(1, -1)
+    expect(redactJsonParts(long, rest)).toBe(redactJsonText(`{${long},${rest.slice(1)}`))
+    expect(JSON.parse(redactJsonParts(long, rest)).markdown).toContain("more characters]")
+  })
+
+  it("a query's redaction is remembered by its text and equals redacting it afresh", () => {
+    const search = `?url=https%3A%2F%2Fexample.com%2F&q=${key}&headers[x]=y`
+    const params = () => new URLSearchParams(search)
+    const first = redactQuery(search, params)
+    expect(first).toEqual(redact(Object.fromEntries(params())))
+    expect(JSON.stringify(first)).not.toContain(key)
+    expect(redactQuery(search, () => { throw new Error("not parsed again") })).toBe(first)
+  })
+})

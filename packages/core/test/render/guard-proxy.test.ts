@@ -1,0 +1,220 @@
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Effect, Exit, Layer, ManagedRuntime } from "effect"
+import * as http from "node:http"
+import * as net from "node:net"
+import * as BrowserPool from "../../src/BrowserPool.js"
+import * as Cache from "../../src/Cache.js"
+import * as Fetcher from "../../src/Fetcher.js"
+import * as HostRules from "../../src/HostRules.js"
+import * as GuardProxy from "../../src/internal/render/guardProxy.js"
+import * as Pipeline from "../../src/Pipeline.js"
+import * as Renderer from "../../src/Renderer.js"
+import * as FixtureSite from "../support/FixtureSite.js"
+
+// The fixture site answers on 127.0.0.1 for every name; "blocked.test" (and anything under it) stands for a private
+// address: the policy refuses it, whatever it maps to. "gone.test" does not resolve.
+const checked: Array<string> = []
+const addressPolicy = (ip: string, host: string) => {
+  checked.push(`${host}=${ip}`)
+  return !host.endsWith("blocked.test")
+}
+const hostRules = "MAP blocked.test 127.0.0.1, MAP open.test 127.0.0.1, MAP gone.test ~NOTFOUND"
+
+let site: FixtureSite.Site
+let runtime: ManagedRuntime.ManagedRuntime<Fetcher.Fetcher | Cache.Cache | Renderer.Renderer | BrowserPool.BrowserPool, unknown>
+
+const scrapeExit = (input: Record<string, unknown>) =>
+  runtime.runPromiseExit(Pipeline.scrape({ formats: { markdown: true }, sharedParams: { viewport: { width: 1000 }, waitFor: 0 }, ...input }))
+const failure = (exit: Exit.Exit<unknown, unknown>) =>
+  Exit.isFailure(exit) && exit.cause._tag === "Fail" ? exit.cause.error as { errorCode: string; reason?: string; detail?: string } : undefined
+const blockedHits = () => site.exchanges.filter((e) => String(e.headers.host).startsWith("blocked.test")).length
+
+beforeAll(async () => {
+  site = await FixtureSite.start({
+    "/hello": FixtureSite.html("<html><body><h1>Hello through the guard</h1><p>Ferry times for the harbour.</p></body></html>"),
+    "/secret.png": FixtureSite.html("secret", { contentType: "image/png" }),
+    "/secret.js": FixtureSite.html("document.body.append('SECRET SCRIPT RAN')", { contentType: "text/javascript" }),
+    "/echo": (req, res) => {
+      let body = ""
+      req.on("data", (chunk) => body += chunk)
+      req.on("end", () => res.writeHead(200, { "content-type": "text/plain", "x-seen-host": String(req.headers.host) }).end(`${req.method} ${body}`))
+    }
+  })
+  const port = site.port
+  site.route("/to-blocked", (_req, res) => res.writeHead(302, { location: `http://blocked.test:${port}/hello` }).end())
+  site.route("/to-open", (_req, res) => res.writeHead(302, { location: `http://open.test:${port}/hello` }).end())
+  site.route("/subresources", FixtureSite.html(`<html><head><script src="http://blocked.test:${port}/secret.js"></script></head>
+<body><h1>Page with private parts</h1><p>Public text about tides.</p><img src="http://blocked.test:${port}/secret.png">
+<iframe src="http://blocked.test:${port}/hello"></iframe><img src="http://open.test:${port}/secret.png"></body></html>`))
+  const pool = BrowserPool.layer({ size: 2, addressPolicy, hostRules })
+  runtime = ManagedRuntime.make(Layer.mergeAll(
+    Fetcher.layer({ addressPolicy, hostRules }),
+    Cache.layerNone,
+    Layer.effect(Renderer.Renderer, Renderer.make).pipe(Layer.provideMerge(pool))
+  ))
+}, 30_000)
+
+afterAll(async () => {
+  await runtime?.dispose()
+  await site?.close()
+})
+
+/** A raw HTTP/1.1 exchange with the proxy: what it answered (until it closed or `until` matched). */
+const raw = (proxy: string, request: string, until?: RegExp): Promise<string> =>
+  new Promise((resolve) => {
+    const url = new URL(proxy)
+    const socket = net.connect({ host: url.hostname, port: Number(url.port) })
+    let answer = ""
+    socket.on("data", (chunk) => {
+      answer += chunk.toString("latin1")
+      if (until?.test(answer)) socket.destroy()
+    })
+    socket.on("close", () => resolve(answer))
+    socket.on("error", () => undefined)
+    socket.write(request)
+  })
+
+describe("the guard proxy on its own", () => {
+  const shared = () => GuardProxy.makeShared(addressPolicy, HostRules.parse(hostRules).pipe((e) => e._tag === "Right" ? e.right : HostRules.empty))
+
+  it("forwards absolute-URI requests to the checked address, with method, body and Host", async () => {
+    const proxy = await GuardProxy.start(shared(), undefined)
+    try {
+      const answer = await raw(proxy.server, `POST http://open.test:${site.port}/echo HTTP/1.1\r\nHost: open.test:${site.port}\r\nProxy-Connection: keep-alive\r\nContent-Length: 5\r\n\r\ntides`, /POST tides/)
+      expect(answer).toMatch(/^HTTP\/1\.1 200/)
+      expect(answer).toContain(`x-seen-host: open.test:${site.port}`)
+      expect(answer).toContain("POST tides")
+      expect(proxy.failures).toEqual([])
+    } finally {
+      proxy.close()
+    }
+  })
+
+  it("refuses a private target by closing the connection and records why; ~NOTFOUND is NotFound", async () => {
+    const proxy = await GuardProxy.start(shared(), undefined)
+    try {
+      const before = blockedHits()
+      expect(await raw(proxy.server, `GET http://blocked.test:${site.port}/hello HTTP/1.1\r\nHost: blocked.test:${site.port}\r\n\r\n`)).toBe("")
+      expect(blockedHits()).toBe(before)
+      expect(await raw(proxy.server, `GET http://gone.test/x HTTP/1.1\r\nHost: gone.test\r\n\r\n`)).toBe("")
+      expect(proxy.failures.map((f) => [f.url, f.reason])).toEqual([
+        [`http://blocked.test:${site.port}/hello`, "PrivateAddress"],
+        ["http://gone.test/x", "NotFound"]
+      ])
+      expect(proxy.failures[0]!.detail).toMatch(/blocked\.test/)
+      expect(GuardProxy.failureOf(proxy.failures, `http://blocked.test:${site.port}/hello`)?.reason).toBe("PrivateAddress")
+      expect(GuardProxy.failureOf(proxy.failures, `http://blocked.test:${site.port}/other`)).toBeUndefined()
+    } finally {
+      proxy.close()
+    }
+  })
+
+  it("tunnels CONNECT to an allowed target and refuses one to a private target", async () => {
+    const proxy = await GuardProxy.start(shared(), undefined)
+    try {
+      const tunnelled = await raw(
+        proxy.server,
+        `CONNECT open.test:${site.port} HTTP/1.1\r\nHost: open.test:${site.port}\r\n\r\nGET /echo HTTP/1.1\r\nHost: open.test\r\nConnection: close\r\n\r\n`,
+        /\r\n0\r\n\r\n$/
+      )
+      expect(tunnelled).toMatch(/^HTTP\/1\.1 200 Connection Established\r\n\r\nHTTP\/1\.1 200 OK/)
+      expect(tunnelled).toContain("\r\nGET \r\n")
+      const before = blockedHits()
+      const refused = await raw(proxy.server, `CONNECT blocked.test:${site.port} HTTP/1.1\r\nHost: blocked.test:${site.port}\r\n\r\n`)
+      expect(refused).toMatch(/^HTTP\/1\.1 403/)
+      expect(blockedHits()).toBe(before)
+      expect(proxy.failures).toMatchObject([{ authority: `blocked.test:${site.port}`, tunnel: true, reason: "PrivateAddress" }])
+      // A refused tunnel stands for every https URL of its authority, never for plain http ones.
+      expect(GuardProxy.failureOf(proxy.failures, `https://blocked.test:${site.port}/any/path`)?.reason).toBe("PrivateAddress")
+      expect(GuardProxy.failureOf(proxy.failures, `http://blocked.test:${site.port}/any/path`)).toBeUndefined()
+    } finally {
+      proxy.close()
+    }
+  })
+
+  it("chains to an upstream HTTP proxy after checking, for requests and tunnels", async () => {
+    const seen: Array<string> = []
+    const upstream = http.createServer((req, res) => {
+      seen.push(`${req.method} ${req.url} ${req.headers["proxy-authorization"] ?? ""}`)
+      res.writeHead(200, { "content-type": "text/plain" }).end("from upstream")
+    })
+    upstream.on("connect", (req, socket: net.Socket) => {
+      seen.push(`CONNECT ${req.url} ${req.headers["proxy-authorization"] ?? ""}`)
+      socket.end("HTTP/1.1 200 Connection Established\r\n\r\nTUNNEL-OK")
+    })
+    await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve))
+    const upstreamPort = (upstream.address() as net.AddressInfo).port
+    const proxy = await GuardProxy.start(shared(), `http://user:p%40ss@127.0.0.1:${upstreamPort}`)
+    try {
+      const auth = `Basic ${Buffer.from("user:p@ss").toString("base64")}`
+      expect(await raw(proxy.server, `GET http://open.test/x HTTP/1.1\r\nHost: open.test\r\n\r\n`, /from upstream/)).toContain("from upstream")
+      expect(await raw(proxy.server, `CONNECT open.test:443 HTTP/1.1\r\nHost: open.test:443\r\n\r\n`, /TUNNEL-OK/)).toContain("TUNNEL-OK")
+      // A refused target never reaches the upstream.
+      expect(await raw(proxy.server, `GET http://blocked.test/x HTTP/1.1\r\nHost: blocked.test\r\n\r\n`)).toBe("")
+      expect(await raw(proxy.server, `CONNECT blocked.test:443 HTTP/1.1\r\nHost: blocked.test:443\r\n\r\n`)).toMatch(/^HTTP\/1\.1 403/)
+      expect(seen).toEqual([`GET http://open.test/x ${auth}`, `CONNECT open.test:443 ${auth}`])
+      expect(proxy.failures.map((f) => f.reason)).toEqual(["PrivateAddress", "PrivateAddress"])
+    } finally {
+      proxy.close()
+      upstream.close()
+    }
+  })
+})
+
+describe("the guard proxy in Chromium", { timeout: 60_000 }, () => {
+  it("every request of a page (loopback included) goes through the guard", async () => {
+    checked.length = 0
+    const result = await runtime.runPromise(Pipeline.scrape({
+      url: `${site.url}/hello`,
+      formats: { markdown: true },
+      sharedParams: { viewport: { width: 1000 }, waitFor: 0 }
+    }))
+    expect(result.markdown.data).toContain("Hello through the guard")
+    expect(checked).toContain("127.0.0.1=127.0.0.1")
+  })
+
+  it("a redirect to a private target fails as PrivateAddress and never reaches it", async () => {
+    const before = blockedHits()
+    const refused = failure(await scrapeExit({ url: `${site.url}/to-blocked` }))
+    expect(refused?.errorCode).toBe("WEBSITE_ACCESS_ERROR")
+    expect(refused?.reason).toBe("PrivateAddress")
+    expect(blockedHits()).toBe(before)
+    // An allowed redirect hop is followed.
+    const followed = await runtime.runPromise(Pipeline.scrape({
+      url: `${site.url}/to-open`,
+      formats: { markdown: true },
+      sharedParams: { viewport: { width: 1000 }, waitFor: 0 }
+    }))
+    expect(followed.markdown.data).toContain("Hello through the guard")
+  })
+
+  it("private subresources, scripts and frames are refused while the page renders; allowed ones load", async () => {
+    const before = blockedHits()
+    const openBefore = site.exchanges.filter((e) => String(e.headers.host).startsWith("open.test")).length
+    const result = await runtime.runPromise(Pipeline.scrape({
+      url: `${site.url}/subresources`,
+      formats: { markdown: true },
+      sharedParams: { viewport: { width: 1000 }, waitFor: 0 }
+    }))
+    expect(result.markdown.data).toContain("Public text about tides")
+    expect(result.markdown.data).not.toContain("SECRET SCRIPT RAN")
+    expect(result.markdown.data).not.toContain("Hello through the guard")
+    expect(blockedHits()).toBe(before)
+    expect(site.exchanges.filter((e) => String(e.headers.host).startsWith("open.test")).length).toBe(openBefore + 1)
+  })
+
+  it("the lease records what its guard refused", async () => {
+    const refused = await runtime.runPromise(Effect.scoped(Effect.gen(function*() {
+      const lease = yield* (yield* BrowserPool.BrowserPool).context({ viewport: { width: 800, height: 600 } })
+      const page = yield* Effect.promise(() => lease.context.newPage())
+      yield* Effect.promise(() => page.goto(`${site.url}/subresources`, { waitUntil: "load" }))
+      return lease.refused.map((r) => r.url).sort()
+    })))
+    expect(refused).toEqual([`http://blocked.test:${site.port}/hello`, `http://blocked.test:${site.port}/secret.js`, `http://blocked.test:${site.port}/secret.png`])
+  })
+
+  it("a host mapped to ~NOTFOUND fails as NotFound", async () => {
+    const missing = failure(await scrapeExit({ url: "http://gone.test/page" }))
+    expect(missing?.errorCode).toBe("WEBSITE_NOT_FOUND")
+  })
+})

@@ -10,6 +10,7 @@ import { InvalidRequest, WebsiteError } from "../../Errors.js"
 import type * as Renderer from "../../Renderer.js"
 import { dismissCookies, dismissPopups } from "./dismiss.js"
 import { inlineFrames } from "./frames.js"
+import { documentHtml } from "./document.js"
 import { withBackgroundSizes } from "./images.js"
 import { collectImages, settleAnimations } from "./settle.js"
 
@@ -97,7 +98,7 @@ export const openSession = (
       // Frames of a page still loading may never answer: after 2 s the main document alone is read.
       const html = options.includeFrames === true
         ? await Promise.race([inlineFrames(page), new Promise<void>((resolve) => setTimeout(resolve, 2_000).unref()).then(() => page.content())])
-        : await page.content()
+        : await documentHtml(page)
       lastHtml = html
       return html
     }

@@ -131,23 +131,19 @@ const asRecord = (entry: Entry) => ({
 const UNREADABLE_ESCAPE = /\\u0000|\\ud[89a-f]/i
 
 /**
- * A batch as one JSON array of records. The response is JSON text already, so it is placed as a JSON value as is
- * (PostgreSQL stores a `json` value's exact text in a text column) instead of being escaped into a string again,
- * which cost more than the rest of the log's work; text with escapes PostgreSQL cannot read goes as a string.
+ * An entry as its JSON record (the text a batch is made of). The response is JSON text already, so it is placed as a
+ * JSON value as is (PostgreSQL stores a `json` value's exact text in a text column) instead of being escaped into a
+ * string again, which cost more than the rest of the log's work; text with escapes PostgreSQL cannot read goes as a
+ * string. Entries are buffered as this text: no object graph waits in memory for the writer.
  */
-const batchJson = (entries: ReadonlyArray<Entry>): string => {
-  let json = "["
-  for (let i = 0; i < entries.length; i++) {
-    const entry = entries[i]!
-    const head = stringify(asRecord(entry))
-    const response = entry.response === null
-      ? "null"
-      : UNREADABLE_ESCAPE.test(entry.response)
-      ? stringify(entry.response)
-      : entry.response
-    json += `${i === 0 ? "" : ","}${head.slice(0, -1)},"response":${response}}`
-  }
-  return `${json}]`
+const recordJson = (entry: Entry): string => {
+  const head = stringify(asRecord(entry))
+  const response = entry.response === null
+    ? "null"
+    : UNREADABLE_ESCAPE.test(entry.response)
+    ? stringify(entry.response)
+    : entry.response
+  return `${head.slice(0, -1)},"response":${response}}`
 }
 
 /** Rows per statement: a batch is one JSON text, so its size, not a parameter limit, bounds it. */
@@ -182,18 +178,18 @@ export class RequestLog extends Effect.Service<RequestLog>()("@sift/http/Request
     const sql = yield* SqlClient.SqlClient
     // A batch is one statement with one JSON parameter: no placeholder per value to compile on the request thread, one
     // string to hand to PGlite's thread or the server, and the rows built by PostgreSQL from the records.
-    const insertChunk = (entries: ReadonlyArray<Entry>) =>
+    const insertChunk = (records: ReadonlyArray<string>) =>
       sql`INSERT INTO request_logs (${sql.literal(COLUMNS)})
-        SELECT ${sql.literal(COLUMNS)} FROM json_populate_recordset(NULL::request_logs, ${batchJson(entries)}::json)
+        SELECT ${sql.literal(COLUMNS)} FROM json_populate_recordset(NULL::request_logs, ${`[${records.join(",")}]`}::json)
         ON CONFLICT (request_id) DO NOTHING`
     // A batch that keeps failing is written row by row, so one bad row costs only itself.
-    const insertEach = (entries: ReadonlyArray<Entry>) =>
-      Effect.forEach(entries, (entry) =>
-        insertChunk([entry]).pipe(
-          Effect.catchAll((error) => Effect.logError(`request log: entry ${entry.requestId} could not be written`, error))
+    const insertEach = (records: ReadonlyArray<string>) =>
+      Effect.forEach(records, (record) =>
+        insertChunk([record]).pipe(
+          Effect.catchAll((error) => Effect.logError(`request log: entry ${record.slice(0, 60)}… could not be written`, error))
         ), { discard: true })
-    const insert = (entries: ReadonlyArray<Entry>): Effect.Effect<void> =>
-      Effect.forEach(chunks(entries, CHUNK), (chunk) =>
+    const insert = (records: ReadonlyArray<string>): Effect.Effect<void> =>
+      Effect.forEach(chunks(records, CHUNK), (chunk) =>
         insertChunk(chunk).pipe(
           Effect.retry({ times: 3 }),
           Effect.catchAll((error) => Effect.zipRight(Effect.logWarning("request log: a batch failed, writing its rows one by one", error), insertEach(chunk)))
@@ -201,7 +197,7 @@ export class RequestLog extends Effect.Service<RequestLog>()("@sift/http/Request
     // One insert per request would cost a statement (and on PostgreSQL a round trip) each, so entries are buffered and
     // the writer, woken by the first one, lingers briefly and writes everything that arrived in one statement. An entry
     // leaves the buffer only inside the uninterruptible step that writes it, so stopping the writer loses none.
-    let buffered: Array<Entry> = []
+    let buffered: Array<string> = []
     let written = 0
     let recorded = 0
     let wakeWriter: (() => void) | undefined
@@ -248,7 +244,7 @@ export class RequestLog extends Effect.Service<RequestLog>()("@sift/http/Request
     const record = (entry: Entry): Effect.Effect<void> =>
       buffered.length < MAX_BUFFERED
         ? Effect.sync(() => {
-          buffered.push(entry)
+          buffered.push(recordJson(entry))
           recorded++
           wakeWriter?.()
         })

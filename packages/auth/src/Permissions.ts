@@ -22,12 +22,15 @@ export const all = [
 /** A permission. */
 export type Permission = typeof all[number]
 
-const under = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`)
+// Runs on every request: no allocation.
+const under = (path: string, prefix: string) =>
+  path.startsWith(prefix) && (path.length === prefix.length || path.charCodeAt(prefix.length) === 47 /* "/" */)
+const DATA_PREFIXES = ["/web", "/parse", "/brand", "/news", "/people", "/utility"]
 
 /** The permission an operation needs; `path` is without the `/v1` prefix. Undefined for routes that need none. */
 export const requiredFor = (method: string, path: string): Permission | undefined => {
   const read = method === "GET" || method === "HEAD"
-  if (["/web", "/parse", "/brand", "/news", "/people", "/utility"].some((prefix) => under(path, prefix))) return "data:execute"
+  for (const prefix of DATA_PREFIXES) if (under(path, prefix)) return "data:execute"
   if (under(path, "/logs")) return "logs:read"
   if (under(path, "/monitors")) return read ? "monitors:read" : "monitors:write"
   if (under(path, "/webhooks/deliveries")) {

@@ -9,7 +9,7 @@
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { ApiKeys, CreditLedger, Permissions, Plans, RateLimiter } from "@sift/auth"
-import { Cause, Clock, Context, Effect, Option } from "effect"
+import { Cause, Context, Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import * as ErrorMapping from "./ErrorMapping.js"
 import { stringify } from "./internal/json.js"
@@ -106,7 +106,8 @@ export const serve = <A, E1, R1, E2, R2>(route: Route, handler: Handler<A, E1, R
       HttpServerRequest.HttpServerRequest | RequestLog | CreditLedger.CreditLedger | ApiKeys.ApiKeys | RateLimiter.RateLimiter
     >()
     const request = Context.get(services, HttpServerRequest.HttpServerRequest)
-    const started = yield* Clock.currentTimeMillis
+    const clock = yield* Effect.clock
+    const started = clock.unsafeCurrentTimeMillis()
     const requestId = randomUUID()
     const headers: Record<string, string> = { "x-request-id": requestId }
     const { path, search } = Target.parse(request.url)
@@ -221,7 +222,7 @@ export const serve = <A, E1, R1, E2, R2>(route: Route, handler: Handler<A, E1, R
     const members = stringify(outcome.body)
     const text = outcome.serialized === undefined ? members : `{${outcome.serialized},${members.slice(1)}`
     if (auth !== undefined) {
-      const ended = yield* Clock.currentTimeMillis
+      const ended = clock.unsafeCurrentTimeMillis()
       const zdr = plan?.zdr === true
       yield* log.record({
         requestId,

@@ -70,7 +70,7 @@ const sift = () =>
       formats: { markdown: true },
       sharedParams: { viewport: { width: 1920, height: 1080 }, waitFor: 0 }
     }))
-    if (!result.markdown.data?.includes("Rendered")) throw new Error("sift: not rendered")
+    if (!result.markdown.data?.includes("Rendered")) throw new Error(`sift: not rendered: ${JSON.stringify(result.markdown.data?.slice(0, 300))}`)
   })
 
 // Warm-up: launch Sift's browser and JIT both paths.

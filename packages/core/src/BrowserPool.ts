@@ -76,6 +76,8 @@ export interface PoolStats {
   readonly launches: number
   readonly openContexts: number
   readonly openPages: number
+  /** Guard proxies listening (one per open context when the guard runs as a proxy). */
+  readonly openGuardProxies: number
   readonly connected: boolean
 }
 
@@ -111,6 +113,7 @@ export const make = (options: BrowserPoolOptions) =>
     let browser: Browser | undefined
     let launches = 0
     let openContexts = 0
+    let openGuardProxies = 0
     // Crashed renderer processes linger (as zombies) until their browser exits: after this many page crashes the
     // browser is retired. New contexts get a fresh browser; the old one closes when its last context does.
     let crashes = 0
@@ -201,6 +204,14 @@ export const make = (options: BrowserPoolOptions) =>
         const context = yield* Effect.tryPromise({
           try: async () => {
             const guardProxy = proxied ? await GuardProxy.start(guard, proxy) : undefined
+            let proxyOpen = guardProxy !== undefined
+            if (proxyOpen) openGuardProxies++
+            const closeProxy = () => {
+              if (!proxyOpen) return
+              proxyOpen = false
+              openGuardProxies--
+              guardProxy!.close()
+            }
             const context = await owner.newContext({
               viewport: contextOptions.viewport,
               colorScheme: contextOptions.theme ?? "light",
@@ -209,12 +220,12 @@ export const make = (options: BrowserPoolOptions) =>
               serviceWorkers: "block",
               ...(guardProxy !== undefined ? { proxy: { server: guardProxy.server } } : proxy === undefined ? {} : { proxy: { server: proxy } })
             }).catch((error: unknown) => {
-              guardProxy?.close()
+              closeProxy()
               throw error
             })
             context.on("page", (page) => page.on("crash", () => retireIfCrashed(owner)))
             if (guardProxy !== undefined) {
-              context.on("close", () => guardProxy.close())
+              context.on("close", closeProxy)
               return { context, guardProxy }
             }
             if (!checked) return { context, guardProxy }
@@ -270,6 +281,7 @@ export const make = (options: BrowserPoolOptions) =>
         launches,
         openContexts,
         openPages: contexts.reduce((n, c) => n + c.pages().length, 0),
+        openGuardProxies,
         connected: browser?.isConnected() ?? false
       }
     })

@@ -196,7 +196,7 @@ describe("rendering", { timeout: 60_000 }, () => {
     const results = await Promise.all(Array.from({ length: 5 }, () =>
       scrape({ url: `${site.url}/app`, sharedParams: { viewport: { width: 1000 }, waitFor: 0 } })))
     expect(results.every((r) => r.markdown.data?.includes("Drawn by script"))).toBe(true)
-    expect(await stats()).toMatchObject({ openContexts: 0, openPages: 0 })
+    expect(await stats()).toMatchObject({ openContexts: 0, openPages: 0, openGuardProxies: 0 })
   })
 
   it("screenshots and rendered images come from the open page", async () => {

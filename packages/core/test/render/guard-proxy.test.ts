@@ -132,6 +132,30 @@ describe("the guard proxy on its own", () => {
     }
   })
 
+  it("retries once on a fresh connection when a kept-alive one turns out closed", async () => {
+    // The origin drops every second request on a connection without answering, as a server does that closes an idle
+    // connection just as the proxy reuses it.
+    const origin = http.createServer((req, res) => {
+      const served = ((req.socket as net.Socket & { served?: number }).served ?? 0) + 1
+      ;(req.socket as net.Socket & { served?: number }).served = served
+      if (served > 1) return void req.socket.destroy()
+      res.writeHead(200, { "content-type": "text/plain", "content-length": "2" }).end("ok")
+    })
+    await new Promise<void>((resolve) => origin.listen(0, "127.0.0.1", resolve))
+    const port = (origin.address() as net.AddressInfo).port
+    const proxy = await GuardProxy.start(shared(), undefined)
+    try {
+      for (const path of ["/a", "/b", "/c"]) {
+        const answer = await raw(proxy.server, `GET http://open.test:${port}${path} HTTP/1.1\r\nHost: open.test:${port}\r\n\r\n`, /\r\n\r\nok$/)
+        expect(answer).toMatch(/^HTTP\/1\.1 200 OK[\s\S]*\r\n\r\nok$/)
+      }
+      expect(proxy.failures).toEqual([])
+    } finally {
+      proxy.close()
+      origin.close()
+    }
+  })
+
   it("chains to an upstream HTTP proxy after checking, for requests and tunnels", async () => {
     const seen: Array<string> = []
     const upstream = http.createServer((req, res) => {

@@ -172,27 +172,35 @@ export const start = (shared: GuardShared, upstream: string | undefined): Promis
       if (res.destroyed) return
       const headers = forwardable(req.rawHeaders, false)
       if (viaAuthorization !== undefined) headers.push("Proxy-Authorization", viaAuthorization)
-      const out = http.request({
-        ...(decision === undefined
-          ? { host: via!.hostname, port: Number(via!.port || 80), path: url.href }
-          : { host: decision.ip, port: decision.port, path: url.pathname + url.search }),
-        method: req.method,
-        headers,
-        setHost: false,
-        agent: shared.agent
-      }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, forwardable(answer.rawHeaders, true))
-        answer.pipe(res)
-        answer.on("error", () => res.destroy())
-      })
-      out.on("error", (error) => {
-        if (res.headersSent) return res.destroy()
-        fail("Unreachable", error.message)
-      })
-      res.on("close", () => {
-        if (!res.writableFinished) out.destroy()
-      })
-      req.pipe(out)
+      const bodyless = req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined
+      const forward = (retry: boolean) => {
+        const out = http.request({
+          ...(decision === undefined
+            ? { host: via!.hostname, port: Number(via!.port || 80), path: url.href }
+            : { host: decision.ip, port: decision.port, path: url.pathname + url.search }),
+          method: req.method,
+          headers,
+          setHost: false,
+          // The retry takes a connection of its own: other kept-alive ones may have gone stale at the same moment.
+          agent: retry ? shared.agent : false
+        }, (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.statusMessage, forwardable(answer.rawHeaders, true))
+          answer.pipe(res)
+          answer.on("error", () => res.destroy())
+        })
+        out.on("error", (error) => {
+          if (res.headersSent) return res.destroy()
+          // A kept-alive connection the server had just closed: once more on a fresh one, as browsers do.
+          if (retry && out.reusedSocket && bodyless && !res.destroyed) return forward(false)
+          fail("Unreachable", error.message)
+        })
+        res.on("close", () => {
+          if (!res.writableFinished) out.destroy()
+        })
+        if (bodyless) out.end()
+        else req.pipe(out)
+      }
+      forward(true)
     }, (error: unknown) => fail("Unreachable", `the address could not be checked: ${String(error)}`))
   }
 

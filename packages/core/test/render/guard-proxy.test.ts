@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer, ManagedRuntime } from "effect"
+import { chromium } from "playwright-core"
 import * as http from "node:http"
 import * as net from "node:net"
 import * as BrowserPool from "../../src/BrowserPool.js"
@@ -240,5 +241,38 @@ describe("the guard proxy in Chromium", { timeout: 60_000 }, () => {
   it("a host mapped to ~NOTFOUND fails as NotFound", async () => {
     const missing = failure(await scrapeExit({ url: "http://gone.test/page" }))
     expect(missing?.errorCode).toBe("WEBSITE_NOT_FOUND")
+  })
+})
+
+describe("route interception where the browser cannot reach the guard proxy", { timeout: 60_000 }, () => {
+  it("a remote browser (SIFT_BROWSER_WS_ENDPOINT) still refuses private pages and subresources", async () => {
+    const server = await chromium.launchServer({ executablePath: "/usr/lib/chromium/chromium", args: ["--disable-dev-shm-usage", "--no-sandbox"] })
+    const remote = ManagedRuntime.make(Layer.mergeAll(
+      Fetcher.layer({ addressPolicy, hostRules }),
+      Cache.layerNone,
+      Layer.effect(Renderer.Renderer, Renderer.make).pipe(Layer.provideMerge(BrowserPool.layer({ size: 1, addressPolicy, hostRules, wsEndpoint: server.wsEndpoint() })))
+    ))
+    try {
+      const before = blockedHits()
+      // Redirect hops are not handed to route handlers by Playwright: only the guard proxy checks those.
+      const exit = await remote.runPromiseExit(Pipeline.scrape({
+        url: `http://blocked.test:${site.port}/hello`,
+        formats: { markdown: true },
+        sharedParams: { viewport: { width: 1000 }, waitFor: 0 }
+      }))
+      expect(failure(exit)?.reason).toBe("PrivateAddress")
+      const page = await remote.runPromise(Pipeline.scrape({
+        url: `${site.url}/subresources`,
+        formats: { markdown: true },
+        sharedParams: { viewport: { width: 1000 }, waitFor: 0 }
+      }))
+      expect(page.markdown.data).toContain("Public text about tides")
+      expect(page.markdown.data).not.toContain("SECRET SCRIPT RAN")
+      expect(blockedHits()).toBe(before)
+      expect((await remote.runPromise(Effect.flatMap(BrowserPool.BrowserPool, (pool) => pool.stats))).openGuardProxies).toBe(0)
+    } finally {
+      await remote.dispose()
+      await server.close()
+    }
   })
 })

@@ -7,7 +7,8 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Fiber, Option } from "effect"
+import { WriteBehind } from "@sift/store"
+import { Effect, Option } from "effect"
 import { stringify } from "./internal/json.js"
 
 /** How long the writer waits after the first buffered entry, to write many in one statement. */
@@ -195,67 +196,19 @@ export class RequestLog extends Effect.Service<RequestLog>()("@sift/http/Request
           Effect.catchAll((error) => Effect.zipRight(Effect.logWarning("request log: a batch failed, writing its rows one by one", error), insertEach(chunk)))
         ), { discard: true })
     // One insert per request would cost a statement (and on PostgreSQL a round trip) each, so entries are buffered and
-    // the writer, woken by the first one, lingers briefly and writes everything that arrived in one statement. An entry
-    // leaves the buffer only inside the uninterruptible step that writes it, so stopping the writer loses none.
-    let buffered: Array<string> = []
-    let written = 0
-    let recorded = 0
-    let wakeWriter: (() => void) | undefined
-    const spaceWaiters: Array<() => void> = []
-    const arrived = Effect.async<void>((resume) => {
-      if (buffered.length > 0) return resume(Effect.void)
-      wakeWriter = () => {
-        wakeWriter = undefined
-        resume(Effect.void)
-      }
-      return Effect.sync(() => {
-        wakeWriter = undefined
-      })
-    })
-    const writeBatch = Effect.zipRight(
-      Effect.zipRight(arrived, Effect.sleep(LINGER)),
-      Effect.uninterruptible(Effect.suspend(() => {
-        const batch = buffered.splice(0, MAX_BATCH)
-        return Effect.map(insert(batch), () => {
-          written += batch.length
-          while (spaceWaiters.length > 0 && buffered.length < MAX_BUFFERED) spaceWaiters.shift()!()
-        })
-      }))
-    )
-    const writer = yield* Effect.forkScoped(Effect.forever(writeBatch))
-    // On shutdown: the writer finishes the batch it is writing, then whatever is still buffered is written before the
-    // database closes.
-    yield* Effect.addFinalizer(() =>
-      Effect.zipRight(Fiber.interrupt(writer), Effect.suspend(() => {
-        const rest = buffered
-        buffered = []
-        return Effect.map(insert(rest), () => {
-          written += rest.length
-        })
-      }))
-    )
-    const waitDrained = (target: number): Effect.Effect<void> =>
-      written >= target ? Effect.void : Effect.zipRight(Effect.sleep("2 millis"), Effect.suspend(() => waitDrained(target)))
+    // written in batches, none lost at shutdown (`WriteBehind`).
+    const buffer = yield* WriteBehind.make<string>({ linger: LINGER, maxBatch: MAX_BATCH, write: insert })
 
     /**
      * Buffers an entry; it is written within milliseconds. When the database falls far behind, callers wait for room
      * (memory stays bounded and no entry is dropped).
      */
     const record = (entry: Entry): Effect.Effect<void> =>
-      buffered.length < MAX_BUFFERED
-        ? Effect.sync(() => {
-          buffered.push(recordJson(entry))
-          recorded++
-          wakeWriter?.()
-        })
-        : Effect.zipRight(
-          Effect.async<void>((resume) => {
-            spaceWaiters.push(() => resume(Effect.void))
-          }),
-          Effect.suspend(() => record(entry))
-        )
+      buffer.size() < MAX_BUFFERED
+        ? Effect.sync(() => buffer.offer(recordJson(entry)))
+        : Effect.zipRight(buffer.below(MAX_BUFFERED), Effect.suspend(() => record(entry)))
     /** Waits until every entry recorded so far is written. */
-    const flush = Effect.suspend(() => waitDrained(recorded))
+    const flush = buffer.flush
 
     /** Lists an organization's entries, newest first. */
     const list = (filters: Filters): Effect.Effect<{ items: Array<ListItem>; hasMore: boolean }, SqlError> =>

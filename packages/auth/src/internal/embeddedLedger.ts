@@ -7,7 +7,8 @@
  */
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Clock, Effect, Fiber, type Scope } from "effect"
+import { WriteBehind } from "@sift/store"
+import { Clock, Effect, type Scope } from "effect"
 import { type Org, orgFromRow } from "../Accounts.js"
 import { UsageExceeded } from "../AuthErrors.js"
 import * as Plans from "../Plans.js"
@@ -52,10 +53,6 @@ export const make = (
     const states = new Map<string, OrgState>()
     // Reservations never leave this process: a counter names them (no random bytes on every request).
     let reservations = 0
-    // Charges committed but not yet written. A charge leaves this buffer only inside the uninterruptible step that
-    // writes it, so stopping the writer (shutdown) never drops one: the finalizer writes what is left.
-    let buffered: Array<Charge> = []
-    let wakeWriter: (() => void) | undefined
     // Writing charges and reading a balance afresh exclude each other, so "stored minus unwritten" stays exact.
     const io = yield* Effect.makeSemaphore(1)
 
@@ -80,30 +77,16 @@ export const make = (
           }
         }
       }))
-    /** Writes every buffered charge (uninterruptibly: taken and written in one step). */
-    const writeAll = Effect.uninterruptible(Effect.suspend(() => {
-      if (buffered.length === 0) return Effect.void
-      const charges = buffered
-      buffered = []
-      return Effect.catchAll(write(charges), (error) => {
-        // Kept for the next write: a charge is never dropped because the database failed once.
-        buffered = [...charges, ...buffered]
-        return Effect.logError("credit ledger: writing charges failed", error)
-      })
-    }))
-    const arrived = Effect.async<void>((resume) => {
-      if (buffered.length > 0) return resume(Effect.void)
-      wakeWriter = () => {
-        wakeWriter = undefined
-        resume(Effect.void)
-      }
-      return Effect.sync(() => {
-        wakeWriter = undefined
-      })
+    // Charges are written behind, one transaction per burst (`WriteBehind`: none lost at shutdown). A batch the
+    // database refuses is kept for the next write: a charge is never dropped because the database failed once.
+    const pending = yield* WriteBehind.make<Charge>({
+      linger: "25 millis",
+      maxBatch: MAX_ROWS,
+      write: (batch) =>
+        Effect.catchAll(Effect.as(write(batch), []), (error) =>
+          Effect.as(Effect.logError("credit ledger: writing charges failed", error), batch))
     })
-    // One transaction per burst, not per request: linger briefly after the first charge and write what arrived.
-    const writer = yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.zipRight(arrived, Effect.sleep("25 millis")), writeAll)))
-    yield* Effect.addFinalizer(() => Effect.zipRight(Fiber.interrupt(writer), writeAll))
+    const writeAll = pending.drain
 
     const isStale = (state: OrgState | undefined, at: Date): boolean =>
       state === undefined || state.version !== OrgVersions.version(state.org.id) ||
@@ -178,8 +161,7 @@ export const make = (
           const credits = Math.max(0, Math.min(Math.floor(charge.credits), reservation.credits))
           if (credits > 0) {
             if (state !== undefined) state.unwritten += credits
-            buffered.push({ orgId: reservation.orgId, credits, requestId: charge.requestId })
-            wakeWriter?.()
+            pending.offer({ orgId: reservation.orgId, credits, requestId: charge.requestId })
           }
           return { remaining: remaining(reservation.orgId) }
         }),

@@ -1,35 +1,65 @@
 /**
- * A CPU profile of the service answering bench/http's request, with the load generator in another process so the
- * profile is the server's alone; also the main thread's CPU time per request (from /proc, so neighbours on the machine
- * count less than in wall-clock figures). Not part of `npm run bench -- http`; run:
+ * A CPU profile of the service answering bench/http's request, and the CPU time per request of each thread (from
+ * /proc, so neighbours on the machine count less than in wall-clock figures: the main thread, V8's helpers, PGlite's).
+ * By default the load generator runs in another process, so the profile is the server's alone; `--in-process` runs it
+ * in this process, as bench/http does. Not part of `npm run bench -- http`; run:
  *
- *   node --import tsx bench/http/profile.ts [seconds] [out.cpuprofile]
+ *   node --import tsx bench/http/profile.ts [seconds] [out.cpuprofile] [--in-process]
  *
  * (without `--conditions=@sift/source` the packages' built JavaScript runs, so the profile has line numbers).
  */
 import { execFile } from "node:child_process"
-import { readFileSync, writeFileSync } from "node:fs"
+import { readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { Session } from "node:inspector/promises"
+import { Pool } from "undici"
 import { startOrigin, startService } from "../support/service.js"
 
-const seconds = Number(process.argv[2] ?? "5")
-const out = process.argv[3] ?? "http.cpuprofile"
+const args = process.argv.slice(2).filter((arg) => arg !== "--in-process")
+const inProcess = process.argv.includes("--in-process")
+const seconds = Number(args[0] ?? "5")
+const out = args[1] ?? "http.cpuprofile"
 const origin = await startOrigin()
 const service = await startService("http-profile")
 const path = `/v1/web/scrape/markdown?url=${encodeURIComponent(origin.url)}`
-const load = (s: number) =>
-  new Promise<number>((resolve, reject) =>
-    execFile(process.execPath, [new URL("./loadgen.mjs", import.meta.url).pathname, service.origin, path, service.secret, String(s)], (error, stdout) =>
-      error ? reject(error) : resolve(Number(stdout))))
-// Linux only: user + system ticks (10 ms) of this process's main thread.
-const mainThreadTicks = () => {
-  const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8").split(") ")[1]!.split(" ")
-  return Number(fields[11]) + Number(fields[12])
+
+/** Runs the load for `s` seconds; resolves to the number of requests answered. */
+const load = async (s: number): Promise<number> => {
+  if (!inProcess) {
+    return new Promise<number>((resolve, reject) =>
+      execFile(process.execPath, [new URL("./loadgen.mjs", import.meta.url).pathname, service.origin, path, service.secret, String(s)], (error, stdout) =>
+        error ? reject(error) : resolve(Number(stdout))))
+  }
+  const pool = new Pool(service.origin, { connections: 32, pipelining: 1 })
+  const headers = { authorization: `Bearer ${service.secret}` }
+  let count = 0
+  const end = performance.now() + s * 1000
+  await Promise.all(Array.from({ length: 32 }, async () => {
+    while (performance.now() < end) {
+      const response = await pool.request({ path, method: "GET", headers })
+      await response.body.arrayBuffer()
+      count++
+    }
+  }))
+  await pool.close()
+  return count
 }
+
+// Linux only: user + system ticks (10 ms) of each of this process's threads.
+const threadTicks = () =>
+  new Map(readdirSync("/proc/self/task").map((tid) => {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8")
+    const fields = stat.split(") ")[1]!.split(" ")
+    return [tid === String(process.pid) ? "main" : tid, Number(fields[11]) + Number(fields[12])] as const
+  }))
+
 await load(3)
-const ticks = mainThreadTicks()
+const before = threadTicks()
 const requests = await load(seconds)
-console.log(`${(requests / seconds).toFixed(0)} req/s; main thread ${((mainThreadTicks() - ticks) * 10_000 / requests).toFixed(0)} µs CPU per request`)
+console.log(`${(requests / seconds).toFixed(0)} req/s (load generator ${inProcess ? "in this process" : "in its own process"})`)
+for (const [thread, ticks] of threadTicks()) {
+  const used = ticks - (before.get(thread) ?? 0)
+  if (used > 0) console.log(`  thread ${thread}: ${(used * 10_000 / requests).toFixed(0)} µs CPU per request`)
+}
 const session = new Session()
 session.connect()
 await session.post("Profiler.enable")

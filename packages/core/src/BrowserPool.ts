@@ -3,8 +3,10 @@
  * browser at `SIFT_BROWSER_WS_ENDPOINT`), relaunched after a crash, closed with the layer. At most `size` contexts are
  * open at once; further requests queue for a slot instead of failing. Each context is fresh (no cookies or storage
  * shared between requests) and every request its pages make passes the address guard, with the Fetcher's host rules,
- * proxies and user agent: through the context's own guard proxy on loopback (`internal/render/guardProxy.ts`), or by
- * route interception for a remote browser (which cannot reach our loopback) and for non-HTTP upstream proxies.
+ * proxies and user agent: through the context's own guard proxy (`internal/render/guardProxy.ts`), on loopback for
+ * the local browser and on `SIFT_BROWSER_GUARD_HOST` (with per-context credentials) for a remote one. A remote browser
+ * without that address, and non-HTTP upstream proxies, fall back to route interception plus a check of every redirect
+ * hop (Playwright does not show hops to route handlers): a refused hop fails the render, though its request was sent.
  *
  * @since 0.1.0
  */
@@ -24,6 +26,11 @@ export interface BrowserPoolOptions {
   readonly executablePath: string | undefined
   /** Connect to this Playwright browser server instead of launching (`SIFT_BROWSER_WS_ENDPOINT`). */
   readonly wsEndpoint: string | undefined
+  /**
+   * With a remote browser: the address of this process the guard proxies listen on and the browser connects to
+   * (`SIFT_BROWSER_GUARD_HOST`). Not loopback: each context's proxy requires its own random credentials.
+   */
+  readonly guardHost: string | undefined
   /** Contexts open at once (`SIFT_BROWSER_POOL_SIZE`, default 4). */
   readonly size: number
   readonly allowPrivateTargets: boolean
@@ -39,6 +46,7 @@ export interface BrowserPoolOptions {
 export const defaultOptions: BrowserPoolOptions = {
   executablePath: undefined,
   wsEndpoint: undefined,
+  guardHost: undefined,
   size: 4,
   allowPrivateTargets: false,
   proxyUrl: undefined,
@@ -69,6 +77,11 @@ export interface Lease {
   readonly refused: ReadonlyArray<{ readonly url: string; readonly detail: string }>
   /** Why the guard stopped a request to `url`, when it did. */
   readonly failureOf: (url: string) => GuardFailure | undefined
+  /**
+   * The first redirect hop the guard refused after the browser followed it (route interception only: the guard
+   * proxy stops hops before they are sent), once every hop seen so far is checked. Nothing of the page may be used then.
+   */
+  readonly refusedHop: () => Promise<{ readonly url: string; readonly detail: string } | undefined>
 }
 
 /** Counters for tests and the soak bench. @category models */
@@ -197,13 +210,18 @@ export const make = (options: BrowserPoolOptions) =>
         const proxy = yield* proxyFor(contextOptions.country)
         const owner = yield* current
         const refused: Array<{ url: string; detail: string }> = []
+        const refusedHops: Array<{ url: string; detail: string }> = []
+        const hopChecks: Array<Promise<void>> = []
         // With every address allowed there is nothing to check. Otherwise the context's own proxy checks every
         // request without a protocol round trip; interception only where the browser cannot reach our loopback.
         const checked = policy !== AddressGuard.allowAll
-        const proxied = checked && options.wsEndpoint === undefined && (proxy === undefined || /^http:\/\//i.test(proxy))
+        const guardHost = options.wsEndpoint === undefined ? "127.0.0.1" : options.guardHost
+        const proxied = checked && guardHost !== undefined && (proxy === undefined || /^http:\/\//i.test(proxy))
+        // Reachable from elsewhere: only this context's browser may use it, or it would be an open proxy into our network.
+        const credentials = proxied && !GuardProxy.isLoopback(guardHost) ? GuardProxy.randomCredentials() : undefined
         const context = yield* Effect.tryPromise({
           try: async () => {
-            const guardProxy = proxied ? await GuardProxy.start(guard, proxy) : undefined
+            const guardProxy = proxied ? await GuardProxy.start(guard, proxy, { host: guardHost, credentials }) : undefined
             let proxyOpen = guardProxy !== undefined
             if (proxyOpen) openGuardProxies++
             const closeProxy = () => {
@@ -218,7 +236,11 @@ export const make = (options: BrowserPoolOptions) =>
               userAgent: options.userAgent,
               extraHTTPHeaders: contextOptions.headers === undefined ? undefined : { ...contextOptions.headers },
               serviceWorkers: "block",
-              ...(guardProxy !== undefined ? { proxy: { server: guardProxy.server } } : proxy === undefined ? {} : { proxy: { server: proxy } })
+              ...(guardProxy !== undefined
+                ? { proxy: { server: guardProxy.server, ...credentials } }
+                : proxy === undefined
+                ? {}
+                : { proxy: { server: proxy } })
             }).catch((error: unknown) => {
               closeProxy()
               throw error
@@ -229,6 +251,22 @@ export const make = (options: BrowserPoolOptions) =>
               return { context, guardProxy }
             }
             if (!checked) return { context, guardProxy }
+            // Redirect hops are followed without calling route handlers: each is checked as the browser reports it.
+            context.on("request", (request) => {
+              if (request.redirectedFrom() === null) return
+              let url: URL
+              try {
+                url = new URL(request.url())
+              } catch {
+                return
+              }
+              if (url.protocol !== "http:" && url.protocol !== "https:") return
+              hopChecks.push(refusal(url).catch(() => "the address could not be checked").then((why) => {
+                if (why === undefined) return
+                refused.push({ url: url.href, detail: why })
+                refusedHops.push({ url: url.href, detail: why })
+              }))
+            })
             await context.route("**/*", async (route) => {
               const url = new URL(route.request().url())
               if (url.protocol !== "http:" && url.protocol !== "https:") return route.continue().catch(() => undefined)
@@ -248,7 +286,8 @@ export const make = (options: BrowserPoolOptions) =>
             get refused() {
               return guardProxy.failures.filter((f) => f.reason === "PrivateAddress").map((f) => ({ url: f.url, detail: f.detail }))
             },
-            failureOf: (url: string) => GuardProxy.failureOf(guardProxy.failures, url)
+            failureOf: (url: string) => GuardProxy.failureOf(guardProxy.failures, url),
+            refusedHop: () => Promise.resolve(undefined)
           } satisfies Lease
         }
         return {
@@ -257,6 +296,11 @@ export const make = (options: BrowserPoolOptions) =>
           failureOf: (url: string): GuardFailure | undefined => {
             const found = refused.find((r) => r.url === url)
             return found === undefined ? undefined : { reason: "PrivateAddress", detail: found.detail }
+          },
+          refusedHop: async () => {
+            // Checks may start while earlier ones are awaited: wait until none is left.
+            for (let seen = 0; seen < hopChecks.length; seen = hopChecks.length) await Promise.all(hopChecks.slice(seen))
+            return refusedHops[0]
           }
         } satisfies Lease
       })
@@ -312,12 +356,13 @@ const hostRulesConfig = Config.string("SIFT_HOST_RESOLVER_RULES").pipe(
   Config.withDefault(HostRules.empty)
 )
 
-/** The pool configured from the environment: `SIFT_CHROMIUM_PATH`, `SIFT_BROWSER_WS_ENDPOINT`, `SIFT_BROWSER_POOL_SIZE`, and the Fetcher's `SIFT_ALLOW_PRIVATE_TARGETS`, `SIFT_PROXY_URL`, `SIFT_COUNTRY_PROXIES`, `SIFT_HOST_RESOLVER_RULES`, `SIFT_USER_AGENT`. */
+/** The pool configured from the environment: `SIFT_CHROMIUM_PATH`, `SIFT_BROWSER_WS_ENDPOINT`, `SIFT_BROWSER_GUARD_HOST`, `SIFT_BROWSER_POOL_SIZE`, and the Fetcher's `SIFT_ALLOW_PRIVATE_TARGETS`, `SIFT_PROXY_URL`, `SIFT_COUNTRY_PROXIES`, `SIFT_HOST_RESOLVER_RULES`, `SIFT_USER_AGENT`. */
 export const layerConfig: Layer.Layer<BrowserPool, ConfigError.ConfigError> = Layer.unwrapEffect(
   Effect.map(
     Config.all({
       executablePath: Config.option(Config.string("SIFT_CHROMIUM_PATH")),
       wsEndpoint: Config.option(Config.string("SIFT_BROWSER_WS_ENDPOINT")),
+      guardHost: Config.option(Config.string("SIFT_BROWSER_GUARD_HOST")),
       size: Config.integer("SIFT_BROWSER_POOL_SIZE").pipe(Config.withDefault(4)),
       allowPrivateTargets: Config.boolean("SIFT_ALLOW_PRIVATE_TARGETS").pipe(Config.withDefault(false)),
       proxyUrl: Config.option(Config.redacted("SIFT_PROXY_URL")),
@@ -330,6 +375,7 @@ export const layerConfig: Layer.Layer<BrowserPool, ConfigError.ConfigError> = La
         ...config,
         executablePath: Option.getOrUndefined(config.executablePath),
         wsEndpoint: Option.getOrUndefined(config.wsEndpoint),
+        guardHost: Option.getOrUndefined(config.guardHost),
         proxyUrl: Option.getOrUndefined(Option.map(config.proxyUrl, Redacted.value))
       })
   )

@@ -254,7 +254,7 @@ describe("route interception where the browser cannot reach the guard proxy", { 
     ))
     try {
       const before = blockedHits()
-      // Redirect hops are not handed to route handlers by Playwright: only the guard proxy checks those.
+      // Redirect hops are not handed to route handlers by Playwright: remote-browser.test.ts covers how those are checked.
       const exit = await remote.runPromiseExit(Pipeline.scrape({
         url: `http://blocked.test:${site.port}/hello`,
         formats: { markdown: true },

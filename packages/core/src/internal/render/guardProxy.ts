@@ -9,6 +9,7 @@
  * the proxy costs none. A refused or failed request is recorded (per context) and the browser sees a closed
  * connection or a failed tunnel, so the render reports the recorded reason.
  */
+import { randomBytes, timingSafeEqual } from "node:crypto"
 import { lookup as dnsLookup, type LookupAddress } from "node:dns"
 import * as http from "node:http"
 import * as net from "node:net"
@@ -37,9 +38,35 @@ export interface GuardShared {
   readonly agent: http.Agent
 }
 
+/** Where a context's proxy listens and whether it asks for credentials. */
+export interface ListenOptions {
+  /** Address to listen on, which the browser connects to; default `127.0.0.1`. */
+  readonly host?: string | undefined
+  /** Require these (`Proxy-Authorization: Basic`) on every request and tunnel; others get a 407. */
+  readonly credentials?: Credentials | undefined
+}
+
+/** Proxy credentials, for the context's `proxy.username` / `proxy.password`. */
+export interface Credentials {
+  readonly username: string
+  readonly password: string
+}
+
+/** Fresh random credentials for one context's proxy. */
+export const randomCredentials = (): Credentials => ({
+  username: `sift-${randomBytes(9).toString("base64url")}`,
+  password: randomBytes(24).toString("base64url")
+})
+
+/** Whether a listen address is loopback only (then the proxy needs no credentials: only this machine reaches it). */
+export const isLoopback = (host: string): boolean => {
+  const name = bare(host).toLowerCase()
+  return name === "localhost" || name === "::1" || (net.isIPv4(name) && name.startsWith("127."))
+}
+
 /** One context's proxy. */
 export interface GuardProxy {
-  /** `http://127.0.0.1:<port>`, for the context's `proxy.server`. */
+  /** `http://<host>:<port>`, for the context's `proxy.server`. */
   readonly server: string
   readonly failures: ReadonlyArray<ProxyFailure>
   /** Stops listening and cuts every open connection. */
@@ -136,9 +163,22 @@ const splitAuthority = (text: string): { host: string; port: number } | undefine
 const authorityOf = (url: URL) =>
   `${bare(url.hostname)}:${url.port === "" ? (url.protocol === "https:" || url.protocol === "wss:" ? 443 : 80) : url.port}`
 
-/** Starts a context's proxy on a free loopback port; `upstream` is an `http://` proxy URL to chain to. */
-export const start = (shared: GuardShared, upstream: string | undefined): Promise<GuardProxy> => {
+const proxyAuthRequired = "HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"sift-guard\"\r\nContent-Length: 0\r\n"
+
+/**
+ * Starts a context's proxy on a free port of `listen.host` (default loopback); `upstream` is an `http://` proxy URL
+ * to chain to. With `listen.credentials`, a request or tunnel without them gets a 407 and goes nowhere.
+ */
+export const start = (shared: GuardShared, upstream: string | undefined, listen: ListenOptions = {}): Promise<GuardProxy> => {
   const failures: Array<ProxyFailure> = []
+  const expected = listen.credentials === undefined
+    ? undefined
+    : Buffer.from(`Basic ${Buffer.from(`${listen.credentials.username}:${listen.credentials.password}`).toString("base64")}`)
+  const authorized = (req: http.IncomingMessage) => {
+    if (expected === undefined) return true
+    const given = Buffer.from(req.headers["proxy-authorization"] ?? "")
+    return given.length === expected.length && timingSafeEqual(given, expected)
+  }
   const tunnels = new Set<Duplex>()
   const via = upstream === undefined ? undefined : new URL(upstream)
   const viaAuthorization = via === undefined || via.username === ""
@@ -151,6 +191,9 @@ export const start = (shared: GuardShared, upstream: string | undefined): Promis
   }
 
   const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (!authorized(req)) {
+      return void res.writeHead(407, { "proxy-authenticate": "Basic realm=\"sift-guard\"", "content-length": "0" }).end()
+    }
     let url: URL
     try {
       url = new URL(req.url ?? "")
@@ -208,6 +251,7 @@ export const start = (shared: GuardShared, upstream: string | undefined): Promis
     tunnels.add(socket)
     socket.on("error", () => undefined)
     socket.on("close", () => tunnels.delete(socket))
+    if (!authorized(req)) return void socket.end(`${proxyAuthRequired}Connection: close\r\n\r\n`)
     const target = splitAuthority(req.url ?? "")
     if (target === undefined) return void socket.end("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
     const authority = `${bare(target.host)}:${target.port}`
@@ -280,10 +324,11 @@ export const start = (shared: GuardShared, upstream: string | undefined): Promis
   server.on("clientError", (_error, socket) => socket.destroy())
   return new Promise((resolve, reject) => {
     server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
+    const host = listen.host ?? "127.0.0.1"
+    server.listen(0, bare(host), () => {
       const { port } = server.address() as net.AddressInfo
       resolve({
-        server: `http://127.0.0.1:${port}`,
+        server: `http://${net.isIPv6(bare(host)) ? `[${bare(host)}]` : host}:${port}`,
         failures,
         close: () => {
           server.close()

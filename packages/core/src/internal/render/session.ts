@@ -149,11 +149,20 @@ export const openSession = (
       return read("complete")
     }
 
-    const load = Effect.tryPromise({ try: loadPage, catch: fail })
-    const snapshot = Effect.tryPromise({ try: () => read(finished ? "complete" : "still-loading"), catch: fail })
+    // A redirect hop the guard refused only after the browser followed it (route interception): whatever the page
+    // became, none of it is handed out.
+    const hopChecked = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E | WebsiteError> =>
+      Effect.flatMap(Effect.exit(effect), (exit) =>
+        Effect.flatMap(Effect.promise(() => lease.refusedHop()), (hop) =>
+          hop === undefined
+            ? exit as Effect.Effect<A, E | WebsiteError>
+            : Effect.fail(new WebsiteError({ reason: "PrivateAddress", url: options.url, detail: hop.detail }))))
+
+    const load = hopChecked(Effect.tryPromise({ try: loadPage, catch: fail }))
+    const snapshot = hopChecked(Effect.tryPromise({ try: () => read(finished ? "complete" : "still-loading"), catch: fail }))
 
     const screenshot = (area: Renderer.CaptureArea): Effect.Effect<Renderer.Capture, WebsiteError | InvalidRequest> =>
-      Effect.gen(function*() {
+      hopChecked(Effect.gen(function*() {
         if (area.kind === "selector") {
           const element = page.locator(area.selector).first()
           const visible = yield* Effect.promise(() => element.isVisible().catch(() => false))
@@ -187,10 +196,10 @@ export const openSession = (
           ? { width: Math.max(viewport.width, size.width), height: Math.max(viewport.height, size.height) }
           : clip ?? viewport
         return { png: new Uint8Array(png), width: dims.width, height: dims.height }
-      })
+      }))
 
     // CSS backgrounds have no natural size in the DOM: their pictures are decoded in the page to learn it.
-    const images = Effect.tryPromise({ try: () => collectImages(page).then((found) => withBackgroundSizes(page, found)), catch: fail })
+    const images = hopChecked(Effect.tryPromise({ try: () => collectImages(page).then((found) => withBackgroundSizes(page, found)), catch: fail }))
 
     return { load, snapshot, screenshot, images, viewport } satisfies Renderer.RenderSession
   })

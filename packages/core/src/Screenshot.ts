@@ -14,7 +14,9 @@ import { frame, unframe } from "./internal/cacheFrame.js"
 import { viewportOf } from "./internal/render/session.js"
 import type * as Renderer from "./Renderer.js"
 import * as ScrapeRequest from "./ScrapeRequest.js"
-import type { CacheMetadata } from "./ScrapeResult.js"
+import type { CacheMetadata, ScrapeResult } from "./ScrapeResult.js"
+
+type ScrapeMetadata = ScrapeResult["metadata"]
 
 /** The largest screenshot Sift produces, in pixels (decisions §2: at most 40 megapixels). */
 export const MAX_PIXELS = 40_000_000
@@ -181,6 +183,8 @@ export interface CachedScreenshot {
   readonly url: string
   /** Epoch milliseconds of the capture, for `age_ms`. */
   readonly capturedAt: number
+  /** The page's metadata at the capture (what `POST /web/scrape` returns beside a cached screenshot), when known. */
+  readonly metadata?: ScrapeMetadata | undefined
 }
 
 /** A screenshot and where it came from (`hit` with its age, a fresh `miss`, or `zdr` when the cache was bypassed). */
@@ -233,16 +237,25 @@ export const cacheKey = (request: ScrapeRequest.ScrapeRequest, extra: Record<str
 
 /** The cache entry of a screenshot: its description, then the image bytes (`internal/cacheFrame`). */
 export const encodeCached = (shot: CachedScreenshot): Uint8Array =>
-  frame({ v: 1, contentType: shot.contentType, width: shot.width, height: shot.height, url: shot.url, capturedAt: shot.capturedAt }, shot.bytes)
+  frame({
+    v: 1,
+    contentType: shot.contentType,
+    width: shot.width,
+    height: shot.height,
+    url: shot.url,
+    capturedAt: shot.capturedAt,
+    ...(shot.metadata === undefined ? {} : { metadata: shot.metadata })
+  }, shot.bytes)
 
 /** Reads a cache entry made by `encodeCached`; anything else (an older layout, a damaged row) is `undefined`, a miss. */
 export const decodeCached = (entry: Uint8Array): CachedScreenshot | undefined => {
   const framed = unframe(entry)
   if (framed === undefined || framed.body.byteLength === 0) return undefined
-  const { capturedAt, contentType, height, url, v, width } = framed.header
+  const { capturedAt, contentType, height, metadata, url, v, width } = framed.header
   if (v !== 1 || typeof contentType !== "string" || typeof url !== "string") return undefined
   if (typeof width !== "number" || typeof height !== "number" || typeof capturedAt !== "number") return undefined
-  return { contentType, width, height, url, capturedAt, bytes: framed.body }
+  const known = metadata !== null && typeof metadata === "object" && !Array.isArray(metadata) ? metadata as ScrapeMetadata : undefined
+  return { contentType, width, height, url, capturedAt, bytes: framed.body, ...(known === undefined ? {} : { metadata: known }) }
 }
 
 /**
@@ -261,19 +274,36 @@ export const cached = <E, R>(
       const fresh = yield* capture
       return { ...fresh, cache: { status: request.zdr === "enabled" ? "zdr" : "miss", age_ms: 0 } } as const
     }
-    const cache = yield* Cache
-    const key = cacheKey(request, extra)
-    const maxAge = request.maxAgeMs ?? ScrapeRequest.DEFAULT_MAX_AGE_MS
-    if (maxAge > 0) {
-      const hit = (yield* cache.get(key, maxAge)).pipe(Option.flatMapNullable((entry) => decodeCached(entry.value)))
-      if (Option.isSome(hit)) {
-        const now = yield* Clock.currentTimeMillis
-        const age = Math.max(0, now - hit.value.capturedAt)
-        // The entry's own capture time decides, so a clock step or a lagging row never serves one older than asked.
-        if (age <= maxAge) return { screenshot: hit.value, cache: { status: "hit", age_ms: age }, complete: true } as const
-      }
-    }
+    const hit = yield* lookup(request, extra)
+    if (Option.isSome(hit)) return { screenshot: hit.value.screenshot, cache: { status: "hit", age_ms: hit.value.ageMs }, complete: true } as const
     const fresh = yield* capture
-    if (fresh.complete) yield* cache.set(key, encodeCached(fresh.screenshot))
+    if (fresh.complete) yield* store(request, fresh.screenshot, extra)
     return { ...fresh, cache: { status: "miss", age_ms: 0 } } as const
   })
+
+/**
+ * The cached screenshot of a cacheable request, with its age, when one is fresh enough for its `maxAgeMs` (default
+ * 1 day; 0 never reads). None for a request that bypasses the cache.
+ */
+export const lookup = (
+  request: ScrapeRequest.ScrapeRequest,
+  extra: Record<string, unknown> = {}
+): Effect.Effect<Option.Option<{ readonly screenshot: CachedScreenshot; readonly ageMs: number }>, never, Cache> =>
+  Effect.gen(function*() {
+    const maxAge = request.maxAgeMs ?? ScrapeRequest.DEFAULT_MAX_AGE_MS
+    if (!cacheable(request) || maxAge <= 0) return Option.none()
+    const cache = yield* Cache
+    const hit = (yield* cache.get(cacheKey(request, extra), maxAge)).pipe(Option.flatMapNullable((entry) => decodeCached(entry.value)))
+    if (Option.isNone(hit)) return Option.none()
+    const age = Math.max(0, (yield* Clock.currentTimeMillis) - hit.value.capturedAt)
+    // The entry's own capture time decides, so a clock step or a lagging row never serves one older than asked.
+    return age <= maxAge ? Option.some({ screenshot: hit.value, ageMs: age }) : Option.none()
+  })
+
+/** Stores a complete capture for a cacheable request (replacing the entry); a request that bypasses the cache stores nothing. */
+export const store = (
+  request: ScrapeRequest.ScrapeRequest,
+  screenshot: CachedScreenshot,
+  extra: Record<string, unknown> = {}
+): Effect.Effect<void, never, Cache> =>
+  cacheable(request) ? Effect.flatMap(Cache, (cache) => cache.set(cacheKey(request, extra), encodeCached(screenshot))) : Effect.void

@@ -12,6 +12,7 @@ import { Clock, Effect } from "effect"
 import { ApiFailure } from "../ErrorMapping.js"
 import * as Images from "../Images/Http.js"
 import * as FormattedResults from "../internal/formattedResults.js"
+import * as ScrapeCache from "../Screenshot/ScrapeCache.js"
 import { stringify } from "../internal/json.js"
 import * as QueryParams from "../QueryParams.js"
 import type { Caller, Handler, Plan } from "../RequestPipeline.js"
@@ -178,7 +179,8 @@ export const scrape: Handler<
     Effect.gen(function*() {
       const startedAt = yield* Clock.currentTimeMillis
       // Image dedupe and enrichment (`imageParams`) download the images within what is left of the deadline.
-      const { result } = yield* Images.enrichResult(request, yield* FormattedResults.run(request), startedAt)
+      // The screenshot output goes through the screenshot cache; everything else as FormattedResults.run.
+      const { result } = yield* Images.enrichResult(request, yield* ScrapeCache.run(request), startedAt)
       return { body: { ...result }, credits: chargeOf(1, result) }
     })
 }

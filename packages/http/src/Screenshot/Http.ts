@@ -182,7 +182,7 @@ const capture = (input: ScreenshotInput) =>
     const size = yield* Screenshot.measure(shot.bytes)
     const complete = Pipeline.renderInfo(result).finalDOMState !== "still-loading" && result.isPartial !== true
     const capturedAt = yield* Clock.currentTimeMillis
-    return { screenshot: { ...shot, ...size, url: result.url, capturedAt }, complete }
+    return { screenshot: { ...shot, ...size, url: result.url, capturedAt, metadata: result.metadata }, complete }
   })
 
 const run = (_caller: Caller, input: ScreenshotInput) =>

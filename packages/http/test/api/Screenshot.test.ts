@@ -169,7 +169,7 @@ const growingPage = (served: number) => `<!doctype html><html><head><title>Growi
 html, body { margin: 0; background: #ffffff; }
 #red { position: absolute; left: 0; top: 0; width: ${100 + 40 * served}px; height: 80px; background: #ff0000; }
 #tall { height: 1600px; }
-</style></head><body><div id="tall"></div><div id="red"></div></body></html>`
+</style></head><body><div id="tall"></div><div id="red"></div><p>Served ${served} times before.</p></body></html>`
 
 const backends = [
   { name: "pglite", url: undefined as string | undefined },
@@ -290,6 +290,93 @@ for (const backend of backends) {
       expect([top.body.width, top.body.height, top.body.screenshotType]).toEqual([400, 300, "viewport"])
       expect(await redWidth(top.body.screenshot)).toBe(100)
       expect(await redWidth(lower.body.screenshot)).toBe(0)
+    })
+
+    const post = async (secret: string, path: string, members: Record<string, unknown> = {}) => {
+      const response = await fetch(`${service.baseUrl}/web/scrape`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" },
+        body: JSON.stringify({
+          url: `${site.url}/${run}${path}`,
+          formats: { screenshot: true },
+          sharedParams: { viewport: { width: 400, height: 300 }, waitFor: 0 },
+          ...members
+        })
+      })
+      return { status: response.status, body: await response.json() as any }
+    }
+
+    it("POST /web/scrape with only the screenshot: a repeat is a hit with the same bytes and metadata, shared with GET", async () => {
+      const { secret } = await service.key()
+      const first = await post(secret, "/post")
+      expect([first.status, first.body.cache_metadata, renders("/post")]).toEqual([200, { status: "miss", age_ms: 0 }, 1])
+      expect(await redWidth(first.body.screenshot.data)).toBe(100)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      const second = await post(secret, "/post")
+      expect([second.status, second.body.cache_metadata.status, renders("/post")]).toEqual([200, "hit", 1])
+      expect(second.body.cache_metadata.age_ms).toBeGreaterThanOrEqual(50)
+      expect(second.body.screenshot).toEqual(first.body.screenshot)
+      expect([second.body.url, second.body.metadata.title]).toEqual([`${site.url}/${run}/post`, "Growing"])
+      expect(second.body.metadata).toEqual(first.body.metadata)
+      expect([second.body.markdown, second.body.html]).toEqual([{ requested: false, data: null }, { requested: false, data: null }])
+      expect([first.body.key_metadata.credits_consumed, second.body.key_metadata.credits_consumed]).toEqual([1, 1])
+      // The GET endpoints read the same entry for the same pixels.
+      const viaGet = await scrapeShot(secret, "/post")
+      expect([viaGet.body.cache_metadata.status, renders("/post")]).toEqual(["hit", 1])
+      expect(viaGet.body.screenshot).toBe(first.body.screenshot.data)
+      // Pixel-changing options miss; maxAgeMs 0 renders fresh and replaces the entry.
+      const dark = await post(secret, "/post", { sharedParams: { viewport: { width: 400, height: 300 }, waitFor: 0, theme: "dark" } })
+      expect([dark.body.cache_metadata.status, renders("/post")]).toEqual(["miss", 2])
+      const fresh = await post(secret, "/post", { maxAgeMs: 0 })
+      expect([fresh.body.cache_metadata.status, renders("/post")]).toEqual(["miss", 3])
+      expect(await redWidth(fresh.body.screenshot.data)).toBe(180)
+      const after = await post(secret, "/post")
+      expect([after.body.cache_metadata.status, renders("/post")]).toEqual(["hit", 3])
+      expect(after.body.screenshot.data).toBe(fresh.body.screenshot.data)
+    })
+
+    it("POST /web/scrape with the screenshot and Markdown: a hit only once both parts hit, with the older age", async () => {
+      const { secret } = await service.key()
+      // No browser-only options: the Markdown alone would be a static fetch through the page cache.
+      const both = (members: Record<string, unknown> = {}) =>
+        post(secret, "/both", { formats: { screenshot: true, markdown: true }, sharedParams: { waitFor: 0 }, ...members })
+      const first = await both()
+      expect([first.status, first.body.cache_metadata.status, renders("/both")]).toEqual([200, "miss", 1])
+      expect(first.body.markdown.data).toContain("Served 0 times before.")
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      // The screenshot hits; the Markdown is fetched (a rendered page is not in the page cache): a miss overall.
+      const second = await both()
+      expect([second.body.cache_metadata, renders("/both")]).toEqual([{ status: "miss", age_ms: 0 }, 2])
+      expect(second.body.screenshot.data).toBe(first.body.screenshot.data)
+      expect(second.body.markdown.data).toContain("Served 1 times before.")
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      const third = await both()
+      expect([third.body.cache_metadata.status, renders("/both")]).toEqual(["hit", 2])
+      expect(third.body.screenshot.data).toBe(first.body.screenshot.data)
+      expect(third.body.markdown.data).toBe(second.body.markdown.data)
+      // The age is the screenshot's (the older part), not the page's.
+      expect(third.body.cache_metadata.age_ms).toBeGreaterThanOrEqual(100)
+      expect([first, second, third].map((answer) => answer.body.key_metadata.credits_consumed)).toEqual([1, 1, 1])
+      // With a browser-only option the Markdown renders anyway: the page is rendered once and its capture stored fresh.
+      const rendered = await both({ sharedParams: { waitFor: 0, viewport: { width: 400, height: 300 } } })
+      expect([rendered.body.cache_metadata.status, renders("/both")]).toEqual(["miss", 3])
+      expect(rendered.body.markdown.data).toContain("Served 2 times before.")
+      const viaGet = await scrapeShot(secret, "/both")
+      expect([viaGet.body.cache_metadata.status, renders("/both")]).toEqual(["hit", 3])
+      expect(viaGet.body.screenshot).toBe(rendered.body.screenshot.data)
+    })
+
+    it("POST /web/scrape with forwarded headers or zdr never reads or writes the screenshot cache", async () => {
+      const { secret } = await service.key({ zdr: true })
+      const headers = { sharedParams: { viewport: { width: 400, height: 300 }, waitFor: 0, headers: { "x-tenant": "a" } } }
+      const first = await post(secret, "/private", headers)
+      const second = await post(secret, "/private", headers)
+      expect([first.body.cache_metadata.status, second.body.cache_metadata.status, renders("/private")]).toEqual(["miss", "miss", 2])
+      const zdr = await post(secret, "/private", { zdr: "enabled" })
+      expect([zdr.body.cache_metadata.status, renders("/private")]).toEqual(["zdr", 3])
+      // Nothing was stored by any of them.
+      const open = await post(secret, "/private")
+      expect([open.body.cache_metadata.status, renders("/private")]).toEqual(["miss", 4])
     })
 
     it("zdr bypasses the cache both ways: rendered each time, status zdr, nothing stored", async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Layer, ManagedRuntime } from "effect"
+import { Effect, Exit } from "effect"
 import { execFileSync } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
@@ -9,6 +9,7 @@ import * as Fetcher from "../../src/Fetcher.js"
 import * as Pipeline from "../../src/Pipeline.js"
 import * as Renderer from "../../src/Renderer.js"
 import * as FixtureSite from "../support/FixtureSite.js"
+import * as RenderRuntime from "../support/RenderRuntime.js"
 
 const fixture = (name: string) => readFileSync(join(import.meta.dirname, "fixtures", name), "utf8")
 
@@ -30,7 +31,7 @@ const actionsPage = `<!doctype html><html><head><title>List</title></head><body>
 </body></html>`
 
 let site: FixtureSite.Site
-let runtime: ManagedRuntime.ManagedRuntime<Fetcher.Fetcher | Cache.Cache | Renderer.Renderer | BrowserPool.BrowserPool, unknown>
+let runtime: RenderRuntime.RenderRuntime
 
 const run = <A, E>(effect: Effect.Effect<A, E, Fetcher.Fetcher | Cache.Cache | Renderer.Renderer | BrowserPool.BrowserPool>) =>
   runtime.runPromise(effect)
@@ -69,13 +70,7 @@ beforeAll(async () => {
   })
   site.route("/leaky", FixtureSite.html(`<html><body><p>Has a private image</p><img src="http://blocked.test:${site.port}/secret.png"></body></html>`))
   const hostRules = `MAP blocked.test 127.0.0.1`
-  const pool = BrowserPool.layer({ size: 2, addressPolicy, hostRules })
-  const layer = Layer.mergeAll(
-    Fetcher.layer({ addressPolicy, hostRules }),
-    Cache.layerMemory(),
-    Layer.effect(Renderer.Renderer, Renderer.make).pipe(Layer.provideMerge(pool))
-  )
-  runtime = ManagedRuntime.make(layer)
+  runtime = RenderRuntime.make({ pool: { size: 2, addressPolicy, hostRules }, fetcher: { addressPolicy, hostRules } })
 }, 30_000)
 
 afterAll(async () => {

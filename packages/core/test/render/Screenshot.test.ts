@@ -1,13 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Exit, Layer, ManagedRuntime } from "effect"
+import { Exit } from "effect"
 import sharp from "sharp"
-import * as BrowserPool from "../../src/BrowserPool.js"
-import * as Cache from "../../src/Cache.js"
-import * as Fetcher from "../../src/Fetcher.js"
 import * as Pipeline from "../../src/Pipeline.js"
-import * as Renderer from "../../src/Renderer.js"
 import * as Screenshot from "../../src/Screenshot.js"
 import * as FixtureSite from "../support/FixtureSite.js"
+import * as RenderRuntime from "../support/RenderRuntime.js"
 
 // Real Chromium renders a page with a red block at a known place; the screenshot's pixels are checked.
 const page = `<!doctype html><html><head><style>
@@ -18,16 +15,11 @@ html, body { margin: 0; background: #ffffff; }
 </style></head><body><div id="tall"></div><div id="red"></div><div id="blue"></div><p>Screenshot fixture</p></body></html>`
 
 let site: FixtureSite.Site
-let runtime: ManagedRuntime.ManagedRuntime<Fetcher.Fetcher | Cache.Cache | Renderer.Renderer | BrowserPool.BrowserPool, unknown>
+let runtime: RenderRuntime.RenderRuntime
 
 beforeAll(async () => {
   site = await FixtureSite.start({ "/": FixtureSite.html(page) })
-  const pool = BrowserPool.layer({ size: 1, addressPolicy: () => true })
-  runtime = ManagedRuntime.make(Layer.mergeAll(
-    Fetcher.layer({ allowPrivateTargets: true }),
-    Cache.layerMemory(),
-    Layer.effect(Renderer.Renderer, Renderer.make).pipe(Layer.provideMerge(pool))
-  ))
+  runtime = RenderRuntime.make()
 }, 30_000)
 
 afterAll(async () => {

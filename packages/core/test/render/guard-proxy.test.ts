@@ -1,16 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Layer, ManagedRuntime } from "effect"
+import { Effect, Exit } from "effect"
 import { chromium } from "playwright-core"
 import * as http from "node:http"
 import * as net from "node:net"
 import * as BrowserPool from "../../src/BrowserPool.js"
 import * as Cache from "../../src/Cache.js"
-import * as Fetcher from "../../src/Fetcher.js"
 import * as HostRules from "../../src/HostRules.js"
 import * as GuardProxy from "../../src/internal/render/guardProxy.js"
 import * as Pipeline from "../../src/Pipeline.js"
-import * as Renderer from "../../src/Renderer.js"
 import * as FixtureSite from "../support/FixtureSite.js"
+import * as RenderRuntime from "../support/RenderRuntime.js"
 
 // The fixture site answers on 127.0.0.1 for every name; "blocked.test" (and anything under it) stands for a private
 // address: the policy refuses it, whatever it maps to. "gone.test" does not resolve.
@@ -22,7 +21,7 @@ const addressPolicy = (ip: string, host: string) => {
 const hostRules = "MAP blocked.test 127.0.0.1, MAP open.test 127.0.0.1, MAP gone.test ~NOTFOUND"
 
 let site: FixtureSite.Site
-let runtime: ManagedRuntime.ManagedRuntime<Fetcher.Fetcher | Cache.Cache | Renderer.Renderer | BrowserPool.BrowserPool, unknown>
+let runtime: RenderRuntime.RenderRuntime
 
 const scrapeExit = (input: Record<string, unknown>) =>
   runtime.runPromiseExit(Pipeline.scrape({ formats: { markdown: true }, sharedParams: { viewport: { width: 1000 }, waitFor: 0 }, ...input }))
@@ -47,12 +46,7 @@ beforeAll(async () => {
   site.route("/subresources", FixtureSite.html(`<html><head><script src="http://blocked.test:${port}/secret.js"></script></head>
 <body><h1>Page with private parts</h1><p>Public text about tides.</p><img src="http://blocked.test:${port}/secret.png">
 <iframe src="http://blocked.test:${port}/hello"></iframe><img src="http://open.test:${port}/secret.png"></body></html>`))
-  const pool = BrowserPool.layer({ size: 2, addressPolicy, hostRules })
-  runtime = ManagedRuntime.make(Layer.mergeAll(
-    Fetcher.layer({ addressPolicy, hostRules }),
-    Cache.layerNone,
-    Layer.effect(Renderer.Renderer, Renderer.make).pipe(Layer.provideMerge(pool))
-  ))
+  runtime = RenderRuntime.make({ pool: { size: 2, addressPolicy, hostRules }, fetcher: { addressPolicy, hostRules }, cache: Cache.layerNone })
 }, 30_000)
 
 afterAll(async () => {
@@ -247,11 +241,11 @@ describe("the guard proxy in Chromium", { timeout: 60_000 }, () => {
 describe("route interception where the browser cannot reach the guard proxy", { timeout: 60_000 }, () => {
   it("a remote browser (SIFT_BROWSER_WS_ENDPOINT) still refuses private pages and subresources", async () => {
     const server = await chromium.launchServer({ executablePath: "/usr/lib/chromium/chromium", args: ["--disable-dev-shm-usage", "--no-sandbox"] })
-    const remote = ManagedRuntime.make(Layer.mergeAll(
-      Fetcher.layer({ addressPolicy, hostRules }),
-      Cache.layerNone,
-      Layer.effect(Renderer.Renderer, Renderer.make).pipe(Layer.provideMerge(BrowserPool.layer({ size: 1, addressPolicy, hostRules, wsEndpoint: server.wsEndpoint() })))
-    ))
+    const remote = RenderRuntime.make({
+      pool: { addressPolicy, hostRules, wsEndpoint: server.wsEndpoint() },
+      fetcher: { addressPolicy, hostRules },
+      cache: Cache.layerNone
+    })
     try {
       const before = blockedHits()
       // Redirect hops are not handed to route handlers by Playwright: remote-browser.test.ts covers how those are checked.

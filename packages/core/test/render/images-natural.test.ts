@@ -1,15 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, ManagedRuntime } from "effect"
+import { Effect } from "effect"
 import sharp from "sharp"
 import * as BrowserPool from "../../src/BrowserPool.js"
-import * as Cache from "../../src/Cache.js"
-import * as Fetcher from "../../src/Fetcher.js"
 import * as ImageEnrich from "../../src/ImageEnrich.js"
 import * as Images from "../../src/Images.js"
 import * as Pipeline from "../../src/Pipeline.js"
 import { withBackgroundSizes } from "../../src/internal/render/images.js"
 import * as Renderer from "../../src/Renderer.js"
 import * as FixtureSite from "../support/FixtureSite.js"
+import * as RenderRuntime from "../support/RenderRuntime.js"
 
 // Real PNGs of known sizes, drawn as CSS backgrounds (from a stylesheet and inline) and as an img, in real Chromium.
 const png = (width: number, height: number, colour: string) =>
@@ -34,7 +33,7 @@ body { margin: 0; }
 </body></html>`
 
 let site: FixtureSite.Site
-let runtime: ManagedRuntime.ManagedRuntime<Renderer.Renderer | BrowserPool.BrowserPool | Fetcher.Fetcher | Cache.Cache, unknown>
+let runtime: RenderRuntime.RenderRuntime
 
 beforeAll(async () => {
   const image = async (width: number, height: number, colour: string) => FixtureSite.html(await png(width, height, colour), { contentType: "image/png" })
@@ -51,12 +50,7 @@ beforeAll(async () => {
       Array.from({ length: 5 }, (_, i) => `<div style="width:10px;height:10px;background-image:url(/img/n${i}.png)"></div>`).join("")
     }</body></html>`)
   })
-  const pool = BrowserPool.layer({ size: 1, addressPolicy: () => true })
-  runtime = ManagedRuntime.make(Layer.mergeAll(
-    Fetcher.layer({ allowPrivateTargets: true }),
-    Cache.layerMemory(),
-    Layer.effect(Renderer.Renderer, Renderer.make).pipe(Layer.provideMerge(pool))
-  ))
+  runtime = RenderRuntime.make()
 }, 30_000)
 
 afterAll(async () => {

@@ -5,8 +5,9 @@
  * shared between requests) and every request its pages make passes the address guard, with the Fetcher's host rules,
  * proxies and user agent: through the context's own guard proxy (`internal/render/guardProxy.ts`), on loopback for
  * the local browser and on `SIFT_BROWSER_GUARD_HOST` (with per-context credentials) for a remote one. A remote browser
- * without that address, and non-HTTP upstream proxies, fall back to route interception plus a check of every redirect
- * hop (Playwright does not show hops to route handlers): a refused hop fails the render, though its request was sent.
+ * without that address, and upstream proxies other than `http://` and `https://`, fall back to route interception
+ * plus a check of every redirect hop (Playwright does not show hops to route handlers): a refused hop fails the
+ * render, though its request was sent.
  *
  * @since 0.1.0
  */
@@ -181,7 +182,12 @@ export const make = (options: BrowserPoolOptions) =>
     )
 
     const guard = GuardProxy.makeShared(policy, rules)
-    yield* Effect.addFinalizer(() => Effect.sync(() => guard.agent.destroy()))
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        guard.agent.destroy()
+        guard.tlsAgent.destroy()
+      })
+    )
     const addressesOf = guard.addressesOf
 
     /** Why a request to `url` is refused, or undefined when it may go. */
@@ -216,7 +222,7 @@ export const make = (options: BrowserPoolOptions) =>
         // request without a protocol round trip; interception only where the browser cannot reach our loopback.
         const checked = policy !== AddressGuard.allowAll
         const guardHost = options.wsEndpoint === undefined ? "127.0.0.1" : options.guardHost
-        const proxied = checked && guardHost !== undefined && (proxy === undefined || /^http:\/\//i.test(proxy))
+        const proxied = checked && guardHost !== undefined && (proxy === undefined || /^https?:\/\//i.test(proxy))
         // Reachable from elsewhere: only this context's browser may use it, or it would be an open proxy into our network.
         const credentials = proxied && !GuardProxy.isLoopback(guardHost) ? GuardProxy.randomCredentials() : undefined
         const context = yield* Effect.tryPromise({

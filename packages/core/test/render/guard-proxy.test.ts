@@ -1,8 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
 import { chromium } from "playwright-core"
+import { execFileSync } from "node:child_process"
+import { mkdtempSync, readFileSync } from "node:fs"
 import * as http from "node:http"
+import * as https from "node:https"
 import * as net from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import * as BrowserPool from "../../src/BrowserPool.js"
 import * as Cache from "../../src/Cache.js"
 import * as HostRules from "../../src/HostRules.js"
@@ -176,6 +181,96 @@ describe("the guard proxy on its own", () => {
     } finally {
       proxy.close()
       upstream.close()
+    }
+  })
+})
+
+describe("an https:// upstream proxy", { timeout: 60_000 }, () => {
+  // A real TLS forward proxy with a certificate made for this run (for 127.0.0.1), not in any trust store.
+  let cert: string
+  let upstream: https.Server
+  let upstreamUrl: string
+  const seen: Array<string> = []
+  beforeAll(async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sift-tls-proxy-"))
+    execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"),
+      "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"], { stdio: "ignore" })
+    cert = readFileSync(join(dir, "cert.pem"), "utf8")
+    upstream = https.createServer({ key: readFileSync(join(dir, "key.pem")), cert }, (req, res) => {
+      seen.push(`${req.method} ${req.url} ${req.headers["proxy-authorization"] ?? ""}`)
+      res.writeHead(200, { "content-type": "text/plain" }).end("from the TLS upstream")
+    })
+    upstream.on("connect", (req, socket: net.Socket) => {
+      seen.push(`CONNECT ${req.url} ${req.headers["proxy-authorization"] ?? ""}`)
+      socket.end("HTTP/1.1 200 Connection Established\r\n\r\nTLS-TUNNEL-OK")
+    })
+    await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve))
+    upstreamUrl = `https://user:p%40ss@127.0.0.1:${(upstream.address() as net.AddressInfo).port}`
+  })
+  afterAll(() => {
+    upstream?.closeAllConnections()
+    upstream?.close()
+  })
+  const rules = () => HostRules.parse(hostRules).pipe((e) => e._tag === "Right" ? e.right : HostRules.empty)
+
+  it("chains over TLS with the proxy's credentials when its certificate is trusted; refused targets never reach it", async () => {
+    seen.length = 0
+    const shared = GuardProxy.makeShared(addressPolicy, rules(), { upstreamCa: [cert] })
+    const proxy = await GuardProxy.start(shared, upstreamUrl)
+    try {
+      const auth = `Basic ${Buffer.from("user:p@ss").toString("base64")}`
+      for (const path of ["/x", "/y"]) {
+        expect(await raw(proxy.server, `GET http://open.test${path} HTTP/1.1\r\nHost: open.test\r\n\r\n`, /from the TLS upstream/)).toMatch(/^HTTP\/1\.1 200[\s\S]*from the TLS upstream/)
+      }
+      expect(await raw(proxy.server, `CONNECT open.test:443 HTTP/1.1\r\nHost: open.test:443\r\n\r\n`, /TLS-TUNNEL-OK/)).toContain("TLS-TUNNEL-OK")
+      expect(await raw(proxy.server, `GET http://blocked.test/x HTTP/1.1\r\nHost: blocked.test\r\n\r\n`)).toBe("")
+      expect(await raw(proxy.server, `CONNECT blocked.test:443 HTTP/1.1\r\nHost: blocked.test:443\r\n\r\n`)).toMatch(/^HTTP\/1\.1 403/)
+      expect(seen).toEqual([`GET http://open.test/x ${auth}`, `GET http://open.test/y ${auth}`, `CONNECT open.test:443 ${auth}`])
+      expect(proxy.failures.map((f) => f.reason)).toEqual(["PrivateAddress", "PrivateAddress"])
+    } finally {
+      proxy.close()
+      shared.agent.destroy()
+      shared.tlsAgent.destroy()
+    }
+  })
+
+  it("an upstream whose certificate cannot be verified gets nothing: the request fails as Unreachable", async () => {
+    seen.length = 0
+    const shared = GuardProxy.makeShared(addressPolicy, rules())
+    const proxy = await GuardProxy.start(shared, upstreamUrl)
+    try {
+      expect(await raw(proxy.server, `GET http://open.test/x HTTP/1.1\r\nHost: open.test\r\n\r\n`)).toBe("")
+      expect(await raw(proxy.server, `CONNECT open.test:443 HTTP/1.1\r\nHost: open.test:443\r\n\r\n`)).toMatch(/^HTTP\/1\.1 403/)
+      expect(seen).toEqual([])
+      expect(proxy.failures.map((f) => f.reason)).toEqual(["Unreachable", "Unreachable"])
+      expect(proxy.failures[0]!.detail).toMatch(/the proxy failed: .*certificate/)
+    } finally {
+      proxy.close()
+      shared.agent.destroy()
+      shared.tlsAgent.destroy()
+    }
+  })
+
+  it("a browser context with an https:// upstream uses the guard proxy (no route interception)", async () => {
+    seen.length = 0
+    const pooled = RenderRuntime.make({ pool: { addressPolicy, hostRules, proxyUrl: upstreamUrl } })
+    try {
+      const outcome = await pooled.runPromise(Effect.scoped(Effect.gen(function*() {
+        const pool = yield* BrowserPool.BrowserPool
+        const lease = yield* pool.context({ viewport: { width: 800, height: 600 } })
+        const open = (yield* pool.stats).openGuardProxies
+        const page = yield* Effect.promise(() => lease.context.newPage())
+        const error = yield* Effect.promise(() => page.goto(`http://open.test:${site.port}/hello`).then(() => undefined, (e: Error) => e.message))
+        return { open, error, failure: lease.failureOf(`http://open.test:${site.port}/hello`) }
+      })))
+      // The upstream's certificate is not trusted by this process: the guard refuses to talk to it, so nothing is sent.
+      expect(outcome.open).toBe(1)
+      expect(outcome.error).toBeDefined()
+      expect(outcome.failure?.reason).toBe("Unreachable")
+      expect(outcome.failure?.detail).toMatch(/certificate/)
+      expect(seen).toEqual([])
+    } finally {
+      await pooled.dispose()
     }
   })
 })

@@ -2,8 +2,9 @@
  * The browser's address guard as a forward proxy: each browser context gets its own listener on loopback and sends
  * every request through it (plain HTTP as absolute-URI requests, HTTPS and WebSockets as CONNECT tunnels, loopback
  * included). The proxy maps the host by the host rules, resolves it, checks the IP with the address policy and connects
- * to exactly that IP, so no second DNS answer can slip in (as the Fetcher's connector does). With an upstream HTTP proxy
- * it checks what our resolver says (as the Fetcher does through a proxy) and chains to it.
+ * to exactly that IP, so no second DNS answer can slip in (as the Fetcher's connector does). With an upstream proxy
+ * (`http://`, or `https://`: TLS to the proxy, its certificate verified as the Fetcher verifies it) it checks what our
+ * resolver says (as the Fetcher does through a proxy) and chains to it.
  *
  * Why a proxy: route interception costs a round trip through the DevTools protocol for every request a page makes;
  * the proxy costs none. A refused or failed request is recorded (per context) and the browser sees a closed
@@ -12,7 +13,9 @@
 import { randomBytes, timingSafeEqual } from "node:crypto"
 import { lookup as dnsLookup, type LookupAddress } from "node:dns"
 import * as http from "node:http"
+import * as https from "node:https"
 import * as net from "node:net"
+import * as tls from "node:tls"
 import type { Duplex } from "node:stream"
 import * as AddressGuard from "../../AddressGuard.js"
 import * as HostRules from "../../HostRules.js"
@@ -36,6 +39,10 @@ export interface GuardShared {
   /** All addresses of a host name (an empty list when it does not resolve). */
   readonly addressesOf: (host: string) => Promise<ReadonlyArray<string>>
   readonly agent: http.Agent
+  /** Keep-alive connections to `https://` upstream proxies. */
+  readonly tlsAgent: https.Agent
+  /** Certificates trusted for `https://` upstream proxies besides Node's default ones (for tests and private CAs). */
+  readonly upstreamCa: ReadonlyArray<string> | undefined
 }
 
 /** Where a context's proxy listens and whether it asks for credentials. */
@@ -73,8 +80,12 @@ export interface GuardProxy {
   readonly close: () => void
 }
 
-/** The shared part: an address cache (30 s, so repeated subresources do not each ask the resolver) and the agent. */
-export const makeShared = (policy: AddressGuard.AddressPolicy, rules: HostRules.HostRules): GuardShared => {
+/** The shared part: an address cache (30 s, so repeated subresources do not each ask the resolver) and the agents. */
+export const makeShared = (
+  policy: AddressGuard.AddressPolicy,
+  rules: HostRules.HostRules,
+  options: { readonly upstreamCa?: ReadonlyArray<string> | undefined } = {}
+): GuardShared => {
   const lookups = new Map<string, Promise<ReadonlyArray<string>>>()
   const resolveOnce = (host: string, retry: boolean): Promise<ReadonlyArray<string>> =>
     new Promise((resolve) =>
@@ -94,7 +105,16 @@ export const makeShared = (policy: AddressGuard.AddressPolicy, rules: HostRules.
     setTimeout(() => lookups.delete(host), 30_000).unref()
     return found
   }
-  return { policy, rules, addressesOf, agent: new http.Agent({ keepAlive: true, maxSockets: 64 }) }
+  // Extra CAs are added to Node's defaults, never in their place.
+  const ca = options.upstreamCa === undefined ? undefined : [...tls.rootCertificates, ...options.upstreamCa]
+  return {
+    policy,
+    rules,
+    addressesOf,
+    agent: new http.Agent({ keepAlive: true, maxSockets: 64 }),
+    tlsAgent: new https.Agent({ keepAlive: true, maxSockets: 64, ...(ca === undefined ? {} : { ca }) }),
+    upstreamCa: ca
+  }
 }
 
 type Decision =
@@ -166,8 +186,8 @@ const authorityOf = (url: URL) =>
 const proxyAuthRequired = "HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"sift-guard\"\r\nContent-Length: 0\r\n"
 
 /**
- * Starts a context's proxy on a free port of `listen.host` (default loopback); `upstream` is an `http://` proxy URL
- * to chain to. With `listen.credentials`, a request or tunnel without them gets a 407 and goes nowhere.
+ * Starts a context's proxy on a free port of `listen.host` (default loopback); `upstream` is an `http://` or
+ * `https://` proxy URL to chain to. With `listen.credentials`, a request or tunnel without them gets a 407 and goes nowhere.
  */
 export const start = (shared: GuardShared, upstream: string | undefined, listen: ListenOptions = {}): Promise<GuardProxy> => {
   const failures: Array<ProxyFailure> = []
@@ -181,6 +201,23 @@ export const start = (shared: GuardShared, upstream: string | undefined, listen:
   }
   const tunnels = new Set<Duplex>()
   const via = upstream === undefined ? undefined : new URL(upstream)
+  const viaTls = via?.protocol === "https:"
+  const viaPort = via === undefined ? 0 : Number(via.port || (viaTls ? 443 : 80))
+  const viaHost = via === undefined ? "" : bare(via.hostname)
+  /** A connection to the upstream proxy (TLS for `https://`) and the event that says it is ready. */
+  const connectVia = (): { readonly socket: net.Socket; readonly ready: "connect" | "secureConnect" } =>
+    viaTls
+      ? {
+        socket: tls.connect({
+          host: viaHost,
+          port: viaPort,
+          ...(net.isIP(viaHost) === 0 ? { servername: viaHost } : {}),
+          ...(shared.upstreamCa === undefined ? {} : { ca: [...shared.upstreamCa] }),
+          ALPNProtocols: ["http/1.1"]
+        }),
+        ready: "secureConnect"
+      }
+      : { socket: net.connect({ host: viaHost, port: viaPort }), ready: "connect" }
   const viaAuthorization = via === undefined || via.username === ""
     ? undefined
     : `Basic ${Buffer.from(`${decodeURIComponent(via.username)}:${decodeURIComponent(via.password)}`).toString("base64")}`
@@ -217,25 +254,32 @@ export const start = (shared: GuardShared, upstream: string | undefined, listen:
       if (viaAuthorization !== undefined) headers.push("Proxy-Authorization", viaAuthorization)
       const bodyless = req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined
       const forward = (retry: boolean) => {
-        const out = http.request({
-          ...(decision === undefined
-            ? { host: via!.hostname, port: Number(via!.port || 80), path: url.href }
+        const viaUpstream = decision === undefined
+        const options: http.RequestOptions = {
+          ...(viaUpstream
+            ? { host: viaHost, port: viaPort, path: url.href }
             : { host: decision.ip, port: decision.port, path: url.pathname + url.search }),
           method: req.method,
           headers,
           setHost: false,
           // The retry takes a connection of its own: other kept-alive ones may have gone stale at the same moment.
-          agent: retry ? shared.agent : false
-        }, (answer) => {
+          agent: retry ? (viaUpstream && viaTls ? shared.tlsAgent : shared.agent) : false
+        }
+        const tlsOptions: https.RequestOptions = {
+          ...(net.isIP(viaHost) === 0 ? { servername: viaHost } : {}),
+          ...(shared.upstreamCa === undefined ? {} : { ca: [...shared.upstreamCa] })
+        }
+        const onAnswer = (answer: http.IncomingMessage) => {
           res.writeHead(answer.statusCode ?? 502, answer.statusMessage, forwardable(answer.rawHeaders, true))
           answer.pipe(res)
           answer.on("error", () => res.destroy())
-        })
+        }
+        const out = viaUpstream && viaTls ? https.request({ ...options, ...tlsOptions }, onAnswer) : http.request(options, onAnswer)
         out.on("error", (error) => {
           if (res.headersSent) return res.destroy()
           // A kept-alive connection the server had just closed: once more on a fresh one, as browsers do.
           if (retry && out.reusedSocket && bodyless && !res.destroyed) return forward(false)
-          fail("Unreachable", error.message)
+          fail("Unreachable", viaUpstream ? `the proxy failed: ${error.message}` : error.message)
         })
         res.on("close", () => {
           if (!res.writableFinished) out.destroy()
@@ -289,13 +333,13 @@ export const start = (shared: GuardShared, upstream: string | undefined, listen:
         return
       }
       // Chained: our CONNECT to the upstream proxy, then the same tunnel.
-      const out = net.connect({ host: via!.hostname, port: Number(via!.port || 80) })
+      const { socket: out, ready } = connectVia()
       let established = false
       out.on("error", (error) => {
         if (!established && !socket.destroyed) fail("Unreachable", `the proxy failed: ${error.message}`)
         else socket.destroy()
       })
-      out.once("connect", () => {
+      out.once(ready, () => {
         out.write(`CONNECT ${req.url} HTTP/1.1\r\nHost: ${req.url}\r\n${viaAuthorization === undefined ? "" : `Proxy-Authorization: ${viaAuthorization}\r\n`}\r\n`)
         let answer = Buffer.alloc(0)
         const onData = (chunk: Buffer) => {

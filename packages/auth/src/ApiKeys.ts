@@ -76,6 +76,8 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@sift/auth/ApiKeys", {
   scoped: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const remembered = new Map<string, { readonly context: AuthContext; readonly until: number; readonly refreshAt: number }>()
+    // The hashes of the secrets of remembered keys: hashing a secret cost more than the rest of a remembered lookup.
+    const hashes = new Map<string, string>()
     // Lookups under way, one per key: requests arriving together share it instead of each querying the database.
     const lookups = new Map<string, Deferred.Deferred<AuthContext, Unauthorized | Forbidden | SqlError>>()
     const scope = yield* Effect.scope
@@ -101,12 +103,21 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@sift/auth/ApiKeys", {
           yield* sql`UPDATE api_keys SET last_used_at = ${new Date(nowMs)} WHERE id = ${String(row.key_id)}`
         }
         const context: AuthContext = { keyId: String(row.key_id), keyName: String(row.key_name), permissions: permissionsOf(row.permissions), org }
-        if (remembered.size > 10_000) remembered.clear()
+        if (remembered.size > 10_000) {
+          remembered.clear()
+          hashes.clear()
+        }
         remembered.set(hash, { context, until: nowMs + CACHE_MS, refreshAt: nowMs + CACHE_MS / 2 })
+        hashes.set(secret, hash)
         return context
       }).pipe(
         // A key found invalid is forgotten at once; a database error leaves it to expire as remembered.
-        Effect.tapError((error) => error._tag === "SqlError" ? Effect.void : Effect.sync(() => remembered.delete(hash)))
+        Effect.tapError((error) =>
+          error._tag === "SqlError" ? Effect.void : Effect.sync(() => {
+            remembered.delete(hash)
+            hashes.delete(secret)
+          })
+        )
       )
 
     /** The key's lookup under way, or a new one (run in the service's scope, so no caller's interruption ends it). */
@@ -126,8 +137,8 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@sift/auth/ApiKeys", {
     // keep being answered meanwhile); past its life it is not used at all, so a revocation still bites within CACHE_MS.
     const authenticate = (secret: string): Effect.Effect<AuthContext, Unauthorized | Forbidden | SqlError> =>
       Effect.flatMap(Clock.currentTimeMillis, (nowMs) => {
-        if (!SECRET.test(secret)) return Effect.fail(new Unauthorized({ detail: "Invalid API key" }))
-        const hash = hashSecret(secret)
+        const hash = hashes.get(secret) ?? (SECRET.test(secret) ? hashSecret(secret) : undefined)
+        if (hash === undefined) return Effect.fail(new Unauthorized({ detail: "Invalid API key" }))
         const cached = remembered.get(hash)
         if (cached === undefined || cached.until <= nowMs) return Effect.flatMap(start(secret, hash), Deferred.await)
         if (cached.refreshAt <= nowMs && !lookups.has(hash)) return Effect.as(start(secret, hash), cached.context)
@@ -170,6 +181,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@sift/auth/ApiKeys", {
       revoke: (keyId: string) =>
         Effect.map(sql`UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = ${keyId} RETURNING id`, (rows) => {
           remembered.clear()
+          hashes.clear()
           return rows.length > 0
         }),
       authenticate

@@ -48,50 +48,52 @@ const api = { bucket: "api" } as const
 const logs = { bucket: "logs" } as const
 const LOG_ID = /^\/v1\/logs\/([^/]+)$/
 
-/** The HTTP application: dispatches on method and path. */
-export const httpApp = Effect.gen(function*() {
-  const request = yield* HttpServerRequest.HttpServerRequest
+/** The route of a request: its method and path decide (a plain function: no fiber steps of its own). */
+const dispatch = (request: HttpServerRequest.HttpServerRequest) => {
   const path = Target.parse(request.url).path
   const route = `${request.method} ${path}`
   switch (route) {
     case "POST /v1/web/scrape":
-      return yield* RequestPipeline.serve(api, Scrape.scrape)
+      return RequestPipeline.serve(api, Scrape.scrape)
     case "GET /v1/web/scrape/markdown":
-      return yield* RequestPipeline.serve(api, Scrape.markdown)
+      return RequestPipeline.serve(api, Scrape.markdown)
     case "GET /v1/web/scrape/html":
-      return yield* RequestPipeline.serve(api, Scrape.html)
+      return RequestPipeline.serve(api, Scrape.html)
     case "GET /v1/web/scrape/bytes":
-      return yield* RequestPipeline.serve(api, Scrape.bytes)
+      return RequestPipeline.serve(api, Scrape.bytes)
     case "GET /v1/web/scrape/images":
-      return yield* RequestPipeline.serve(api, Images.images)
+      return RequestPipeline.serve(api, Images.images)
     case "GET /v1/web/scrape/screenshot":
-      return yield* RequestPipeline.serve(api, Screenshot.scrapeScreenshot)
+      return RequestPipeline.serve(api, Screenshot.scrapeScreenshot)
     case "GET /v1/web/screenshot":
-      return yield* RequestPipeline.serve(api, Screenshot.screenshot)
+      return RequestPipeline.serve(api, Screenshot.screenshot)
     case "GET /v1/web/urls":
-      return yield* RequestPipeline.serve(api, Urls.urls)
+      return RequestPipeline.serve(api, Urls.urls)
     case "GET /v1/web/scrape/sitemap":
-      return yield* RequestPipeline.serve(api, Urls.sitemap)
+      return RequestPipeline.serve(api, Urls.sitemap)
     case "GET /v1/web/naics":
-      return yield* RequestPipeline.serve(api, Naics.naics)
+      return RequestPipeline.serve(api, Naics.naics)
     case "POST /v1/parse":
-      return yield* RequestPipeline.serve({ bucket: "api", rawBodyLimit: Parse.MAX_BYTES }, Parse.parse(request.headers["content-type"]?.split(";")[0]?.trim()))
+      return RequestPipeline.serve({ bucket: "api", rawBodyLimit: Parse.MAX_BYTES }, Parse.parse(request.headers["content-type"]?.split(";")[0]?.trim()))
     case "GET /v1/logs":
-      return yield* RequestPipeline.serve(logs, Logs.list)
+      return RequestPipeline.serve(logs, Logs.list)
     case "GET /v1/openapi.json": {
       const requestId = randomUUID()
-      return HttpServerResponse.unsafeJson(OpenApi.document, { headers: { "x-request-id": requestId } })
+      return Effect.succeed(HttpServerResponse.unsafeJson(OpenApi.document, { headers: { "x-request-id": requestId } }))
     }
   }
   if (request.method === "GET" && path.startsWith(HostedFiles.PATH_PREFIX)) {
-    return yield* HostedFiles.serve(decodeURIComponent(path.slice(HostedFiles.PATH_PREFIX.length)))
+    return HostedFiles.serve(decodeURIComponent(path.slice(HostedFiles.PATH_PREFIX.length)))
   }
   const logId = request.method === "GET" ? LOG_ID.exec(path) : null
-  if (logId !== null) return yield* RequestPipeline.serve(logs, Logs.get(decodeURIComponent(logId[1]!)))
+  if (logId !== null) return RequestPipeline.serve(logs, Logs.get(decodeURIComponent(logId[1]!)))
   const monitorRoute = MonitorRoutes.routeOf(request.method, path, request.headers)
-  if (monitorRoute !== undefined) return yield* RequestPipeline.serve(api, monitorRoute)
-  return notFound(request.method, path)
-})
+  if (monitorRoute !== undefined) return RequestPipeline.serve(api, monitorRoute)
+  return Effect.succeed(notFound(request.method, path))
+}
+
+/** The HTTP application: dispatches on method and path. */
+export const httpApp = Effect.flatMap(HttpServerRequest.HttpServerRequest, dispatch)
 
 /** Every package's migrations this application needs (the store's run first, by `Server`). */
 export const migrations = {
@@ -133,7 +135,7 @@ const services = Layer.mergeAll(monitors, UrlEnrichment.layerIndex(), AgentLimit
 // the request id, the request log and the access log already identify every request.
 // `/v1/` is the API's alone (the MCP and agent routes live elsewhere), so API requests skip their dispatch.
 const mounted = Mcp.mount(Agents.mount(httpApp))
-const routed = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => request.url.startsWith("/v1/") ? httpApp : mounted)
+const routed = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => request.url.startsWith("/v1/") ? dispatch(request) : mounted)
 const serveApi = HttpMiddleware.withTracerDisabledWhen(HttpServer.serve(routed), () => true)
 
 /** The API alone on the caller's `HttpServer` (no admin channel, no bootstrap): for embedding and tests. */

@@ -15,7 +15,7 @@ import * as Cookies from "@effect/platform/Cookies"
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Context, Effect, FiberRef, FiberRefs, LogLevel, Predicate, Runtime, RuntimeFlags, Scope } from "effect"
+import { Context, Effect, Exit, FiberRef, FiberRefs, LogLevel, Predicate, Runtime, RuntimeFlags, Scope } from "effect"
 import { randomUUID } from "node:crypto"
 import type * as http from "node:http"
 import { Readable } from "node:stream"
@@ -142,20 +142,21 @@ export const makeHandler = <E, R>(
         }))
       )
     }
-    // One program for every request: the request (with its response) and its scope come from the fiber's context.
-    const program = Effect.flatMap(Effect.context<HttpServerRequest.HttpServerRequest | Scope.Scope>(), (current) => {
-      const request = Context.get(current, HttpServerRequest.HttpServerRequest) as FrontRequest
-      const scope = Context.get(current, Scope.Scope) as Scope.CloseableScope
+    // The request scope closes once the response is written (the fiber is uninterruptible here). A response written
+    // at once (an exit already) closes it without the steps of `Effect.exit`.
+    const closing = (scope: Scope.CloseableScope, written: Effect.Effect<void>): Effect.Effect<void> =>
+      Exit.isExit(written)
+        ? Effect.zipRight(Scope.close(scope, written as Exit.Exit<void>), written as Exit.Exit<void>)
+        : Effect.flatMap(Effect.exit(written), (exit) => Effect.zipRight(Scope.close(scope, exit), exit))
+    // The program of one request; the request (with its response) and its scope are also in the fiber's context.
+    const program = (request: FrontRequest, scope: Scope.CloseableScope): Effect.Effect<void> => {
       const why = options.refusal(request.source)
-      const answered = why !== undefined
-        ? answer(request, refused(why))
-        : Effect.matchCauseEffect(app as HttpApp.Default<unknown, never>, {
-          onSuccess: (response) => answer(request, response),
-          onFailure: (cause) => Effect.flatMap(HttpServerError.causeResponse(cause), ([response]) => answer(request, response))
-        })
-      // The request scope closes once the response is written (the fiber is uninterruptible here).
-      return Effect.flatMap(Effect.exit(answered), (exit) => Effect.zipRight(Scope.close(scope, exit), exit))
-    })
+      if (why !== undefined) return closing(scope, answer(request, refused(why)))
+      return Effect.matchCauseEffect(app as unknown as Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>, {
+        onSuccess: (response) => closing(scope, answer(request, response)),
+        onFailure: (cause) => closing(scope, Effect.flatMap(HttpServerError.causeResponse(cause), ([response]) => answer(request, response)))
+      })
+    }
     // The fiber starts uninterruptible, with the request and a fresh scope already in its context: the same as
     // `Effect.uninterruptible`, `Effect.provideService` and `Effect.scoped` around the program, without their steps on
     // every request (`Effect.scoped` alone cost more than a cache hit's authentication, rate limit and ledger).
@@ -167,14 +168,15 @@ export const makeHandler = <E, R>(
     return (req: http.IncomingMessage, res: http.ServerResponse) => {
       const request = new FrontRequest(req, res, Date.now())
       // One copy of the application's context (it holds every service), not one per `Context.add`.
+      const scope = makeScope()
       const services = new Map(context.unsafeMap)
       services.set(HttpServerRequest.HttpServerRequest.key, request)
-      services.set(Scope.Scope.key, makeScope())
+      services.set(Scope.Scope.key, scope)
       const fiber = Runtime.runFork(Runtime.make({
         context: Context.unsafeMake(services),
         runtimeFlags,
         fiberRefs
-      }))(program)
+      }))(program(request, scope))
       res.on("close", () => {
         if (!res.writableEnded) fiber.unsafeInterruptAsFork(HttpServerError.clientAbortFiberId)
       })

@@ -141,10 +141,19 @@ const recordJson = (entry: Entry): string => {
   const head = stringify(asRecord(entry))
   const response = entry.response === null
     ? "null"
-    : UNREADABLE_ESCAPE.test(entry.response)
+    : entry.response.includes("\\u") && UNREADABLE_ESCAPE.test(entry.response)
     ? stringify(entry.response)
     : entry.response
   return `${head.slice(0, -1)},"response":${response}}`
+}
+
+/** Records as one JSON array text, joined in one pass (no bracketed copy of the joined text). */
+const arrayJson = (records: ReadonlyArray<string>): string => {
+  if (records.length === 0) return "[]"
+  const parts = records.slice()
+  parts[0] = `[${parts[0]}`
+  parts[parts.length - 1] = `${parts[parts.length - 1]}]`
+  return parts.join(",")
 }
 
 /** Rows per statement: a batch is one JSON text, so its size, not a parameter limit, bounds it. */
@@ -181,7 +190,7 @@ export class RequestLog extends Effect.Service<RequestLog>()("@sift/http/Request
     // string to hand to PGlite's thread or the server, and the rows built by PostgreSQL from the records.
     const insertChunk = (records: ReadonlyArray<string>) =>
       sql`INSERT INTO request_logs (${sql.literal(COLUMNS)})
-        SELECT ${sql.literal(COLUMNS)} FROM json_populate_recordset(NULL::request_logs, ${`[${records.join(",")}]`}::json)
+        SELECT ${sql.literal(COLUMNS)} FROM json_populate_recordset(NULL::request_logs, ${arrayJson(records)}::json)
         ON CONFLICT (request_id) DO NOTHING`
     // A batch that keeps failing is written row by row, so one bad row costs only itself.
     const insertEach = (records: ReadonlyArray<string>) =>

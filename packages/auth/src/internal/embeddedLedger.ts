@@ -64,9 +64,11 @@ export const make = (
           for (const [orgId, credits] of byOrg) {
             yield* sql`UPDATE organizations SET credits_remaining = credits_remaining - ${credits} WHERE id = ${orgId}`
           }
+          // One JSON parameter per statement: no placeholder per value to compile on the request thread.
           for (let i = 0; i < charges.length; i += MAX_ROWS) {
             const rows = charges.slice(i, i + MAX_ROWS).map((c) => ({ org_id: c.orgId, request_id: c.requestId, credits: c.credits }))
-            yield* sql`INSERT INTO credit_events ${sql.insert(rows)}`
+            yield* sql`INSERT INTO credit_events (org_id, request_id, credits)
+              SELECT org_id, request_id, credits FROM json_to_recordset(${JSON.stringify(rows)}::json) AS t(org_id text, request_id text, credits bigint)`
           }
         }))
         for (const [orgId, credits] of byOrg) {

@@ -136,7 +136,8 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@sift/auth/ApiKeys", {
     // A remembered key is answered from memory. Past half its life it is looked up again in the background (requests
     // keep being answered meanwhile); past its life it is not used at all, so a revocation still bites within CACHE_MS.
     const authenticate = (secret: string): Effect.Effect<AuthContext, Unauthorized | Forbidden | SqlError> =>
-      Effect.flatMap(Clock.currentTimeMillis, (nowMs) => {
+      Effect.clockWith((clock) => {
+        const nowMs = clock.unsafeCurrentTimeMillis()
         const hash = hashes.get(secret) ?? (SECRET.test(secret) ? hashSecret(secret) : undefined)
         if (hash === undefined) return Effect.fail(new Unauthorized({ detail: "Invalid API key" }))
         const cached = remembered.get(hash)

@@ -64,7 +64,9 @@ const embedded = () => {
   const windows = new Map<string, { start: number; count: number }>()
   return {
     hit: (keyId: string, bucket: "api" | "logs" | "registration", limit: number): Effect.Effect<Hit, SqlError> =>
-      Effect.map(Clock.currentTimeMillis, (nowMs) => {
+      // The clock is read in the same step (`clockWith`): a hit is one step of the caller's fiber.
+      Effect.clockWith((clock) => {
+        const nowMs = clock.unsafeCurrentTimeMillis()
         const windowStart = Math.floor(nowMs / WINDOW_MS) * WINDOW_MS
         const key = `${keyId}\u0000${bucket}`
         let window = windows.get(key)
@@ -75,13 +77,13 @@ const embedded = () => {
         }
         window.count++
         const end = windowStart + WINDOW_MS
-        return {
+        return Effect.succeed({
           allowed: window.count <= limit,
           limit,
           remaining: Math.max(0, limit - window.count),
           resetAt: Math.ceil(end / 1000),
           retryAfter: Math.min(60, Math.max(1, Math.ceil((end - nowMs) / 1000)))
-        }
+        })
       })
   }
 }

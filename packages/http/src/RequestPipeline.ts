@@ -9,13 +9,14 @@
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { ApiKeys, CreditLedger, Permissions, Plans, RateLimiter } from "@sift/auth"
-import { Cause, Clock, Context, Effect, Exit, Option } from "effect"
+import { Cause, Clock, Context, Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import * as ErrorMapping from "./ErrorMapping.js"
 import { stringify } from "./internal/json.js"
 import { redact, redactJsonParts, redactJsonText, redactQuery } from "./internal/redaction.js"
 import * as QueryParams from "./QueryParams.js"
 import { RequestLog } from "./RequestLog.js"
+import { andThen, interruptibly } from "./internal/steps.js"
 import * as Target from "./internal/target.js"
 
 /** What a route declares about itself. */
@@ -77,22 +78,6 @@ const json = (status: number, text: string, byteLength: number, headers: Record<
   return HttpServerResponse.raw(text, { status, headers })
 }
 
-/**
- * `f` of `effect`'s value. An effect that has already succeeded or failed (`Effect.succeed`, `Effect.fail`, what a
- * service answers from memory) is continued at once instead of through a step of the fiber.
- */
-const andThen = <A, E, R, B, E2, R2>(
-  effect: Effect.Effect<A, E, R>,
-  f: (a: A) => Effect.Effect<B, E2, R2>
-): Effect.Effect<B, E | E2, R | R2> =>
-  Exit.isExit(effect)
-    ? (Exit.isSuccess(effect) ? f((effect as Exit.Success<A, E>).value) : effect as Exit.Exit<never, E>)
-    : Effect.flatMap(effect, f)
-
-/** `effect` in an interruptible region; one that has already completed needs none. */
-const interruptibly = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Exit.isExit(effect) ? effect : Effect.interruptible(effect)
-
 /** The JSON body of a POST, or undefined for GET; malformed JSON is a validation error. */
 const hasNoBody = (method: string) => method === "GET" || method === "HEAD" || method === "DELETE"
 
@@ -152,6 +137,7 @@ export const serve = <A, E1, R1, E2, R2>(route: Route, handler: Handler<A, E1, R
     let charged = 0
     let plan: Plan<A> | undefined
     let body: unknown = undefined
+    let held: CreditLedger.Reservation | undefined
 
     type Step = Effect.Effect<Outcome, unknown, R1 | R2>
 
@@ -217,13 +203,11 @@ export const serve = <A, E1, R1, E2, R2>(route: Route, handler: Handler<A, E1, R
 
     // `@effect/platform` runs handlers uninterruptibly (HttpApp.toHandled); the work itself must be interruptible, or a
     // deadline (or a client gone away) waits for a slow site instead of ending the work. Bookkeeping stays whole.
+    // A reservation the work's failure (or interruption) leaves held is released by `failed`.
     const worked = (caller: Caller, decided: Plan<A>, reservation: CreditLedger.Reservation | undefined): Step => {
-      const work = handler.run(caller, decided.input)
-      const release = reservation === undefined ? Effect.void : Effect.ignore(ledger.release(reservation))
-      const delivered: Effect.Effect<Delivered, E2, R2> = Exit.isExit(work)
-        ? Exit.isSuccess(work) ? work : Effect.zipRight(release, work as Exit.Exit<Delivered, E2>)
-        : Effect.onError(Effect.interruptible(work), () => release)
-      return andThen(delivered, (result): Step => {
+      held = reservation
+      return andThen(interruptibly(handler.run(caller, decided.input)), (result): Step => {
+        held = undefined
         charged = Math.min(result.credits, decided.credits)
         const balance = reservation !== undefined
           ? ledger.commit(reservation, { credits: charged, requestId })
@@ -268,13 +252,15 @@ export const serve = <A, E1, R1, E2, R2>(route: Route, handler: Handler<A, E1, R
         serialized: undefined,
         errorCode: mapped.errorCode
       })
-      const answered = auth === undefined
+      const balance = auth === undefined
         ? Effect.succeed(outcome(undefined))
         : ledger.balance(auth.org.id).pipe(
           Effect.map((b) => outcome(b.remaining)),
           Effect.orElseSucceed(() => outcome(auth!.org.creditsRemaining))
         )
-      return failure === undefined ? Effect.zipRight(Effect.logError("request failed unexpectedly", cause), answered) : answered
+      const released = held === undefined ? balance : Effect.zipRight(Effect.ignore(ledger.release(held)), balance)
+      held = undefined
+      return failure === undefined ? Effect.zipRight(Effect.logError("request failed unexpectedly", cause), released) : released
     }
 
     const respond = (outcome: Outcome) => {

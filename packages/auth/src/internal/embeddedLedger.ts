@@ -143,9 +143,10 @@ export const make = (
 
     return {
       reserve: (orgId, credits, options) =>
-        Effect.flatMap(Clock.currentTimeMillis, (ms) => {
+        Effect.clockWith((clock) => {
+          const ms = clock.unsafeCurrentTimeMillis()
           const at = new Date(ms)
-          // From the state on nothing yields: the check and the hold are one step.
+          // From the state on nothing yields: the check and the hold are one step (the clock read included).
           const hold = (state: OrgState): Effect.Effect<Reservation, UsageExceeded> => {
             const available = state.stored - state.unwritten - heldOf(state, ms)
             if (available < credits) return Effect.fail(new UsageExceeded({ needed: credits, available }))

@@ -12,6 +12,7 @@ import { Clock, Effect } from "effect"
 import { ApiFailure } from "../ErrorMapping.js"
 import * as Images from "../Images/Http.js"
 import * as FormattedResults from "../internal/formattedResults.js"
+import { andThen } from "../internal/steps.js"
 import * as ScrapeCache from "../Screenshot/ScrapeCache.js"
 import { stringify } from "../internal/json.js"
 import * as QueryParams from "../QueryParams.js"
@@ -226,8 +227,8 @@ const actionsOf = (result: ScrapeResult.ScrapeResult) => {
 /** `GET /web/scrape/markdown`: 1 credit; 2 with actions; plus 1 per PDF page OCR recovered. */
 export const markdown: ScrapeHandler<QueryRequest> = {
   validate: (caller: Caller) =>
-    Effect.gen(function*() {
-      const decoded = yield* decodeQuery("markdown", caller, (query) => {
+    andThen(
+      decodeQuery("markdown", caller, (query) => {
         const includeHtml = QueryParams.asBoolean(query, "includeHTML") ?? false
         const shorten = QueryParams.asBoolean(query, "shortenBase64Images")
         return {
@@ -240,13 +241,16 @@ export const markdown: ScrapeHandler<QueryRequest> = {
             inlineImages: shorten === false ? "preserve" as const : undefined
           })
         }
-      })
-      const request = decoded.request
-      if (hasActions(request) && caller.auth.org.plan === "free") {
-        return yield* new ApiFailure({ code: "PAID_PLAN_REQUIRED", detail: "actions: browser actions need a paid plan" })
+      }),
+      // A query decoded before is answered at once, so a repeated request is validated without a step of its own.
+      (decoded) => {
+        const request = decoded.request
+        if (hasActions(request) && caller.auth.org.plan === "free") {
+          return Effect.fail(new ApiFailure({ code: "PAID_PLAN_REQUIRED", detail: "actions: browser actions need a paid plan" }))
+        }
+        return Effect.succeed(planFor(request, hasActions(request) ? 2 : 1, decoded))
       }
-      return planFor(request, hasActions(request) ? 2 : 1, decoded)
-    }),
+    ),
   run: (_caller, { options, request }) =>
     Effect.map(FormattedResults.run(request, options), (result) => ({
       // The members a memoized result always answers with are serialized once per memo.

@@ -7,8 +7,9 @@
  * decides it; only the conversion is skipped.
  */
 import { Cache, type Errors, type Fetcher, Pipeline, ScrapeRequest, type ScrapeResult } from "@sift/core"
-import { Clock, Effect, Option } from "effect"
+import { Clock, Context, Effect, Option } from "effect"
 import { stringify } from "./json.js"
+import { andThen } from "./steps.js"
 
 /** Bytes of results kept per cache (estimated from their string sizes). */
 const MAX_BYTES = 32 * 1024 * 1024
@@ -140,16 +141,19 @@ export const run = (
     const keys = keysOf(request, options)
     if (!keys.memoizable) return Pipeline.run(request, options)
     // A memo hit is a handful of steps: the cache entry it was made from is still the one the cache answers with.
-    return Effect.flatMap(Cache.Cache, (cache) => {
+    // The cache and the clock are read in one step.
+    return Effect.withFiberRuntime<ScrapeResult.ScrapeResult, Errors.ScrapeError, Cache.Cache | Fetcher.Fetcher>((fiber) => {
+      const cache = Context.get(fiber.currentContext as Context.Context<Cache.Cache>, Cache.Cache)
       const memos = memosOf(cache)
       const memo = memos.get(keys.memoKey)
       if (memo === undefined) return runNoting(request, options, cache, memos, keys)
-      return Effect.flatMap(cache.get(keys.pageKey, request.maxAgeMs ?? ScrapeRequest.DEFAULT_MAX_AGE_MS), (entry) => {
+      const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
+      return andThen(cache.get(keys.pageKey, request.maxAgeMs ?? ScrapeRequest.DEFAULT_MAX_AGE_MS), (entry) => {
         if (Option.isSome(entry) && entry.value.value === memo.page) {
-          return Effect.map(Clock.currentTimeMillis, (now): ScrapeResult.ScrapeResult => ({
+          return Effect.succeed<ScrapeResult.ScrapeResult>({
             ...memo.result,
-            cache_metadata: { status: "hit", age_ms: Math.max(0, now - memo.fetchedAt) }
-          }))
+            cache_metadata: { status: "hit", age_ms: Math.max(0, clock.unsafeCurrentTimeMillis() - memo.fetchedAt) }
+          })
         }
         memos.delete(keys.memoKey)
         return runNoting(request, options, cache, memos, keys)

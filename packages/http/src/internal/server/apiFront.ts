@@ -177,6 +177,8 @@ export const makeHandler = <E, R>(
         runtimeFlags,
         fiberRefs
       }))(program(request, scope))
+      // A response answered at once (a cache hit) is written by now: no client can abandon it any more.
+      if (res.writableEnded) return
       res.on("close", () => {
         if (!res.writableEnded) fiber.unsafeInterruptAsFork(HttpServerError.clientAbortFiberId)
       })

@@ -7,7 +7,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import { WriteBehind } from "@sift/store"
+import { Sql, WriteBehind } from "@sift/store"
 import { Effect, Option } from "effect"
 import { stringify } from "./internal/json.js"
 
@@ -147,15 +147,6 @@ const recordJson = (entry: Entry): string => {
   return `${head.slice(0, -1)},"response":${response}}`
 }
 
-/** Records as one JSON array text, joined in one pass (no bracketed copy of the joined text). */
-const arrayJson = (records: ReadonlyArray<string>): string => {
-  if (records.length === 0) return "[]"
-  const parts = records.slice()
-  parts[0] = `[${parts[0]}`
-  parts[parts.length - 1] = `${parts[parts.length - 1]}]`
-  return parts.join(",")
-}
-
 /** Rows per statement: a batch is one JSON text, so its size, not a parameter limit, bounds it. */
 const CHUNK = 1_000
 
@@ -190,7 +181,7 @@ export class RequestLog extends Effect.Service<RequestLog>()("@sift/http/Request
     // string to hand to PGlite's thread or the server, and the rows built by PostgreSQL from the records.
     const insertChunk = (records: ReadonlyArray<string>) =>
       sql`INSERT INTO request_logs (${sql.literal(COLUMNS)})
-        SELECT ${sql.literal(COLUMNS)} FROM json_populate_recordset(NULL::request_logs, ${arrayJson(records)}::json)
+        SELECT ${sql.literal(COLUMNS)} FROM json_populate_recordset(NULL::request_logs, ${new Sql.JoinedText(records, ",", "[", "]")}::json)
         ON CONFLICT (request_id) DO NOTHING`
     // A batch that keeps failing is written row by row, so one bad row costs only itself.
     const insertEach = (records: ReadonlyArray<string>) =>

@@ -13,6 +13,9 @@ import * as path from "node:path"
 import type * as DataDirLock from "./DataDirLock.js"
 import * as PgliteClient from "./PgliteClient.js"
 
+/** A text parameter given as parts and a separator, never joined into one string on the request thread. */
+export { JoinedText } from "./internal/joinedText.js"
+
 /** Which engine backs the store. */
 export type Backend = "pglite" | "postgres"
 

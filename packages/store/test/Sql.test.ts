@@ -35,6 +35,22 @@ for (const backend of backends) {
           expect(rows.rows).toEqual([{ two: 2 }])
         }))
 
+      it.effect("takes a JoinedText parameter as its joined text (and long text exactly), multibyte and empty included", () =>
+        Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          const records = Array.from({ length: 300 }, (_, i) => JSON.stringify({ n: i, text: `ré ${"x".repeat(i)} 😀 \u00e9 ${i}` }))
+          const [joined] = yield* sql<{ t: string }>`SELECT ${new Sql.JoinedText(records, ",", "[", "]")}::text AS t`
+          expect(joined!.t).toBe(`[${records.join(",")}]`)
+          const [parsed] = yield* sql<{ n: number }>`SELECT json_array_length(${new Sql.JoinedText(records, ",", "[", "]")}::json) AS n`
+          expect(Number(parsed!.n)).toBe(300)
+          const [empty] = yield* sql<{ t: string }>`SELECT ${new Sql.JoinedText([], ",", "[", "]")}::text AS t`
+          expect(empty!.t).toBe("[]")
+          // A long plain string crosses to PGlite's thread as bytes too: it must arrive unchanged.
+          const long = `${"ü".repeat(20_000)}|${"a".repeat(20_000)}`
+          const [echoed] = yield* sql<{ t: string }>`SELECT ${long}::text AS t`
+          expect(echoed!.t).toBe(long)
+        }))
+
       it.effect("applies migrations once, in order, and records them", () =>
         Effect.gen(function*() {
           const table = `m_${unique()}`

@@ -6,8 +6,9 @@
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Deferred, Effect, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
+import { Context, Deferred, Effect, Equal, Layer, Logger, LogLevel, ManagedRuntime, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { RequestServices } from "../../src/internal/server/apiFront.js"
 import { NodeServerRequest } from "../../src/internal/server/nodeRequest.js"
 import * as Server from "../../src/Server.js"
 
@@ -115,5 +116,37 @@ describe("API front", () => {
     expect(await pending).toBe("aborted")
     await Effect.runPromise(Deferred.await(interrupted).pipe(Effect.timeout("2 seconds")))
     await Effect.runPromise(Deferred.await(finishedAfterInterrupt).pipe(Effect.timeout("2 seconds")))
+  })
+})
+
+describe("RequestServices (a request's services over the application's, not copied)", () => {
+  class Shared extends Context.Tag("test/Shared")<Shared, string>() {}
+  class Other extends Context.Tag("test/Other")<Other, number>() {}
+  class Own extends Context.Tag("test/Own")<Own, string>() {}
+  class Added extends Context.Tag("test/Added")<Added, string>() {}
+  const application = Context.make(Shared, "shared").pipe(Context.add(Other, 7), Context.add(Own, "application's"))
+
+  it("answers reads, copies, merges and equality over both layers as a copied map would", () => {
+    const layered = Context.unsafeMake(new RequestServices(application.unsafeMap, [[Own.key, "request's"]]))
+    const copied = Context.add(application, Own, "request's")
+    expect(Context.get(layered, Shared)).toBe("shared")
+    expect(Context.get(layered, Own)).toBe("request's")
+    expect(Option.isNone(Context.getOption(layered, Added))).toBe(true)
+    expect(layered.unsafeMap.size).toBe(3)
+    expect([...layered.unsafeMap.keys()].sort()).toEqual([...copied.unsafeMap.keys()].sort())
+    expect(new Map(layered.unsafeMap)).toEqual(new Map(copied.unsafeMap))
+    const seen: Array<string> = []
+    layered.unsafeMap.forEach((_value, key) => seen.push(key))
+    expect(seen.sort()).toEqual(["test/Other", "test/Own", "test/Shared"])
+    // What Effect builds from it (`Context.add`, `merge`, `pick`) holds the request's values, not the application's.
+    const added = Context.add(layered, Added, "added")
+    expect([Context.get(added, Own), Context.get(added, Added), Context.get(added, Shared)]).toEqual(["request's", "added", "shared"])
+    expect(Context.get(Context.merge(Context.make(Added, "x"), layered), Own)).toBe("request's")
+    expect(Context.get(Context.pick(Own)(layered), Own)).toBe("request's")
+    expect(Equal.equals(layered, copied)).toBe(true)
+    // The application's map is untouched.
+    expect(Context.get(application, Own)).toBe("application's")
+    // And an effect run on it sees the same.
+    expect(Effect.runSync(Effect.provide(Effect.map(Own, (own) => own), layered))).toBe("request's")
   })
 })

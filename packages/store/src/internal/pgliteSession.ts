@@ -7,6 +7,7 @@
  */
 import { createRequire } from "node:module"
 import { Worker } from "node:worker_threads"
+import { JoinedText } from "./joinedText.js"
 
 /** One statement's result, as PGlite returns it (rows, their fields, rows affected). */
 export interface SessionResult {
@@ -63,7 +64,7 @@ parentPort.on("message", async (message) => {
 
 const BYTEA = 17
 
-/** Text parameters at least this long cross to the worker as transferred UTF-8 bytes. */
+/** Text parameters at least this long (and every `JoinedText`) cross to the worker as transferred UTF-8 bytes. */
 const ENCODED_TEXT = 16_384
 const encoder = new TextEncoder()
 
@@ -77,9 +78,10 @@ const queryMessage = (sql: string, params: ReadonlyArray<unknown>, options: unkn
   const transfer: Array<ArrayBuffer> = []
   for (let i = 0; i < params.length; i++) {
     const value = params[i]
-    if (typeof value !== "string" || value.length < ENCODED_TEXT) continue
+    const joined = value instanceof JoinedText
+    if (!joined && (typeof value !== "string" || value.length < ENCODED_TEXT)) continue
     sent ??= [...params]
-    const bytes = encoder.encode(value)
+    const bytes = joined ? value.toUtf8(encoder) : encoder.encode(value as string)
     sent[i] = bytes
     transfer.push(bytes.buffer as ArrayBuffer)
     ;(encoded ??= []).push(i)

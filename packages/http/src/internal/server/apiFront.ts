@@ -98,6 +98,45 @@ const refused = (why: string) => {
 }
 
 /**
+ * The services of one request: the application's, shared and never copied, under the request's own (its request and
+ * scope). Copying the application's map for every request cost a visible share of a cache hit in allocation alone
+ * (bench/http). Effect reads a context's map with `get`/`has` and copies it by iterating it (`Context.add`, `merge`),
+ * so those are answered over both layers; effect is pinned, and `ApiFront.test.ts` checks the layering.
+ */
+export class RequestServices extends Map<string, unknown> {
+  constructor(private readonly shared: ReadonlyMap<string, unknown>, own: ReadonlyArray<readonly [string, unknown]>) {
+    super(own)
+  }
+  override get(key: string): unknown {
+    return super.has(key) ? super.get(key) : this.shared.get(key)
+  }
+  override has(key: string): boolean {
+    return super.has(key) || this.shared.has(key)
+  }
+  override get size(): number {
+    let size = this.shared.size
+    for (const key of super.keys()) if (!this.shared.has(key)) size++
+    return size
+  }
+  override *entries(): MapIterator<[string, unknown]> {
+    yield* super.entries()
+    for (const entry of this.shared) if (!super.has(entry[0])) yield entry as [string, unknown]
+  }
+  override [Symbol.iterator](): MapIterator<[string, unknown]> {
+    return this.entries()
+  }
+  override *keys(): MapIterator<string> {
+    for (const [key] of this.entries()) yield key
+  }
+  override *values(): MapIterator<unknown> {
+    for (const [, value] of this.entries()) yield value
+  }
+  override forEach(f: (value: unknown, key: string, map: Map<string, unknown>) => void, thisArg?: unknown): void {
+    for (const [key, value] of this.entries()) f.call(thisArg, value, key, this)
+  }
+}
+
+/**
  * Makes request scopes synchronously. `Scope.make()` is a synchronous primitive; running it with `Effect.runSync` costs
  * a whole fiber per request, so its thunk is called directly when the primitive has the shape Effect 3 gives it
  * (effect is pinned; `ApiFront.test.ts` checks the scope), and through `runSync` otherwise.
@@ -167,11 +206,8 @@ export const makeHandler = <E, R>(
 
     return (req: http.IncomingMessage, res: http.ServerResponse) => {
       const request = new FrontRequest(req, res, Date.now())
-      // One copy of the application's context (it holds every service), not one per `Context.add`.
-      const scope = makeScope()
-      const services = new Map(context.unsafeMap)
-      services.set(HttpServerRequest.HttpServerRequest.key, request)
-      services.set(Scope.Scope.key, scope)
+        const scope = makeScope()
+      const services = new RequestServices(context.unsafeMap, [[HttpServerRequest.HttpServerRequest.key, request], [Scope.Scope.key, scope]])
       const fiber = Runtime.runFork(Runtime.make({
         context: Context.unsafeMake(services),
         runtimeFlags,

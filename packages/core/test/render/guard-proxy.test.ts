@@ -14,6 +14,7 @@ import * as HostRules from "../../src/HostRules.js"
 import * as GuardProxy from "../../src/internal/render/guardProxy.js"
 import * as Pipeline from "../../src/Pipeline.js"
 import * as FixtureSite from "../support/FixtureSite.js"
+import * as RawProxy from "../support/RawProxy.js"
 import * as RenderRuntime from "../support/RenderRuntime.js"
 
 // The fixture site answers on 127.0.0.1 for every name; "blocked.test" (and anything under it) stands for a private
@@ -59,20 +60,7 @@ afterAll(async () => {
   await site?.close()
 })
 
-/** A raw HTTP/1.1 exchange with the proxy: what it answered (until it closed or `until` matched). */
-const raw = (proxy: string, request: string, until?: RegExp): Promise<string> =>
-  new Promise((resolve) => {
-    const url = new URL(proxy)
-    const socket = net.connect({ host: url.hostname, port: Number(url.port) })
-    let answer = ""
-    socket.on("data", (chunk) => {
-      answer += chunk.toString("latin1")
-      if (until?.test(answer)) socket.destroy()
-    })
-    socket.on("close", () => resolve(answer))
-    socket.on("error", () => undefined)
-    socket.write(request)
-  })
+const raw = RawProxy.exchange
 
 describe("the guard proxy on its own", () => {
   const shared = () => GuardProxy.makeShared(addressPolicy, HostRules.parse(hostRules).pipe((e) => e._tag === "Right" ? e.right : HostRules.empty))

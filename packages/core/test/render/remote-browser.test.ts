@@ -9,6 +9,7 @@ import * as HostRules from "../../src/HostRules.js"
 import * as GuardProxy from "../../src/internal/render/guardProxy.js"
 import * as Pipeline from "../../src/Pipeline.js"
 import * as FixtureSite from "../support/FixtureSite.js"
+import * as RawProxy from "../support/RawProxy.js"
 import * as RenderRuntime from "../support/RenderRuntime.js"
 
 // A remote browser (a real Playwright browser server) renders pages of a site on 127.0.0.1. The "private" network is
@@ -124,20 +125,7 @@ describe("remote browser with SIFT_BROWSER_GUARD_HOST (the guard proxy)", { time
   }
 })
 
-/** A raw HTTP/1.1 exchange with a proxy: what it answered until it closed or `until` matched. */
-const raw = (proxy: string, request: string, until?: RegExp): Promise<string> =>
-  new Promise((resolve) => {
-    const url = new URL(proxy)
-    const socket = net.connect({ host: url.hostname, port: Number(url.port) })
-    let answer = ""
-    socket.on("data", (chunk) => {
-      answer += chunk.toString("latin1")
-      if (until?.test(answer)) socket.destroy()
-    })
-    socket.on("close", () => resolve(answer))
-    socket.on("error", () => undefined)
-    socket.write(request)
-  })
+const raw = RawProxy.exchange
 
 describe("a guard proxy that requires credentials", () => {
   it("answers 407 to requests and tunnels without them (or with wrong ones) and passes nothing on", async () => {

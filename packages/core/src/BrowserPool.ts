@@ -122,6 +122,13 @@ export const make = (options: BrowserPoolOptions) =>
       ? Either.getOrThrowWith(HostRules.parse(options.hostRules), (e) => new Error(e.message))
       : options.hostRules
     const policy = options.addressPolicy ?? AddressGuard.policy(options.allowPrivateTargets)
+    if (options.wsEndpoint !== undefined && options.guardHost === undefined && policy !== AddressGuard.allowAll) {
+      // Said once at start: the fallback withholds a refused redirect hop's result but cannot stop its request.
+      yield* Effect.logWarning(
+        "remote browser without SIFT_BROWSER_GUARD_HOST: redirect hops into private addresses are refused only after " +
+          "their request was sent; set SIFT_BROWSER_GUARD_HOST to an address of this process the browser can reach"
+      )
+    }
     const slots = yield* Effect.makeSemaphore(Math.max(1, options.size))
     const launchLock = yield* Effect.makeSemaphore(1)
     let browser: Browser | undefined

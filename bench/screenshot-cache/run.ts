@@ -51,9 +51,9 @@ let bytes = 0
 for (let round = 0; round < rounds; round++) {
   const urls = Array.from({ length: perRound }, (_, i) => `${base}/r${round}-${i}`)
   const before = served
-  const first = []
+  const first: Array<Awaited<ReturnType<typeof shot>>> = []
   for (const url of urls) first.push(await shot(url))
-  const second = []
+  const second: Array<Awaited<ReturnType<typeof shot>>> = []
   for (const url of urls) second.push(await shot(url))
   if (first.some((answer) => answer.status !== "miss") || second.some((answer) => answer.status !== "hit")) {
     throw new Error(`round ${round}: expected misses then hits, got ${first.map((a) => a.status)} / ${second.map((a) => a.status)}`)

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, it, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Either, Exit, Layer } from "effect"
 import { createServer, request as httpRequest, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -57,7 +57,7 @@ const within = <A>(promise: Promise<A>, ms: number) =>
   Promise.race([promise.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms))])
 
 // Live services (real clock): these tests time real sockets, and `Effect.timeout` must fire in real time.
-it.layer(FixtureSite.layer(routes), { excludeTestServices: true })("Fetcher", (it) => {
+layer(FixtureSite.layer(routes), { excludeTestServices: true })("Fetcher", (it) => {
   it.effect("fetches a page with its status, headers and MIME type", () =>
     Effect.gen(function*() {
       const site = yield* FixtureSite.FixtureSite
@@ -303,7 +303,7 @@ it.layer(FixtureSite.layer(routes), { excludeTestServices: true })("Fetcher", (i
       ])
       const configured = Layer.provide(Fetcher.layerConfig, Layer.setConfigProvider(ConfigProvider.fromMap(env)))
       const run = (request: Fetcher.FetchRequest) =>
-        Effect.flatMap(Fetcher.Fetcher, (f) => f.fetch(request)).pipe(Effect.provide(configured))
+        Effect.flatMap(Fetcher.Fetcher, (f) => f.fetch(request)).pipe(Effect.provide(Layer.orDie(configured)))
       const response = yield* run({ url: "http://site.test/echo" })
       const echoed = JSON.parse(text(response.body)) as { headers: Record<string, string> }
       expect(echoed.headers["host"]).toBe("site.test")

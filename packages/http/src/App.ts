@@ -49,7 +49,7 @@ const logs = { bucket: "logs" } as const
 const LOG_ID = /^\/v1\/logs\/([^/]+)$/
 
 /** The route of a request: its method and path decide (a plain function: no fiber steps of its own). */
-const dispatch = (request: HttpServerRequest.HttpServerRequest) => {
+const routeFor = (request: HttpServerRequest.HttpServerRequest) => {
   const path = Target.parse(request.url).path
   const route = `${request.method} ${path}`
   switch (route) {
@@ -91,6 +91,15 @@ const dispatch = (request: HttpServerRequest.HttpServerRequest) => {
   if (monitorRoute !== undefined) return RequestPipeline.serve(api, monitorRoute)
   return Effect.succeed(notFound(request.method, path))
 }
+
+type Routed = ReturnType<typeof routeFor>
+
+/** `routeFor` as one effect type (the union of its routes' errors and services), which `flatMap` can infer from. */
+const dispatch = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<
+  HttpServerResponse.HttpServerResponse,
+  Effect.Effect.Error<Routed>,
+  Effect.Effect.Context<Routed>
+> => routeFor(request)
 
 /** The HTTP application: dispatches on method and path. */
 export const httpApp = Effect.flatMap(HttpServerRequest.HttpServerRequest, dispatch)

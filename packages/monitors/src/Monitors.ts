@@ -186,7 +186,8 @@ export const create = (owner: Owner, spec: MonitorSpec.NewMonitor) =>
       const [inserted] = yield* sql<Views.MonitorRow>`INSERT INTO monitors ${sql.insert(values)} RETURNING *`
       if (spec.webhook !== null) yield* Durable.secretFor(id, spec.webhook.url)
       const initialRunId = yield* queueRun(inserted!, "create", now)
-      return { ...(yield* present(owner, inserted!)), initial_run_id: initialRunId }
+      const view: Record<string, unknown> & { readonly initial_run_id: string } = { ...(yield* present(owner, inserted!)), initial_run_id: initialRunId }
+      return view
     }))
   })
 

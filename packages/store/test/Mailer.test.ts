@@ -55,7 +55,7 @@ const smtpReceiver = (options: { refuseRecipient?: boolean } = {}) =>
         server.listen(0, "127.0.0.1", () => resume(Effect.succeed({ port: (server.address() as net.AddressInfo).port, messages, server })))
       }
     ),
-    ({ server }) => Effect.async<void>((resume) => server.close(() => resume(Effect.void)))
+    ({ server }) => Effect.async<void>((resume) => void server.close(() => resume(Effect.void)))
   )
 
 const migrations = { store: Migrations.store, mailer: Mailer.migrations }

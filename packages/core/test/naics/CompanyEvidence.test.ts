@@ -56,7 +56,8 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
 
 const fetcher = () => Fetcher.layer({ allowPrivateTargets: true, hostRules: `MAP *.test 127.0.0.1:${port}` })
-const run = <A, E>(effect: Effect.Effect<A, E, Fetcher.Fetcher>, extra?: Layer.Layer<CompanyResolver.CompanyIndex | CompanyResolver.CompanySearch>) =>
+// `extra` provides the company index, the company search, or both (optional services of the classification).
+const run = <A, E>(effect: Effect.Effect<A, E, Fetcher.Fetcher>, extra?: Layer.Layer<never>) =>
   Effect.runPromiseExit(
     (extra === undefined ? effect : Effect.provide(effect, extra)).pipe(Effect.provide(fetcher()), Effect.scoped)
   )

@@ -47,8 +47,8 @@ beforeAll(async () => {
     }
   })
   const port = site.port
-  site.route("/to-blocked", (_req, res) => res.writeHead(302, { location: `http://blocked.test:${port}/hello` }).end())
-  site.route("/to-open", (_req, res) => res.writeHead(302, { location: `http://open.test:${port}/hello` }).end())
+  site.route("/to-blocked", (_req, res) => void res.writeHead(302, { location: `http://blocked.test:${port}/hello` }).end())
+  site.route("/to-open", (_req, res) => void res.writeHead(302, { location: `http://open.test:${port}/hello` }).end())
   site.route("/subresources", FixtureSite.html(`<html><head><script src="http://blocked.test:${port}/secret.js"></script></head>
 <body><h1>Page with private parts</h1><p>Public text about tides.</p><img src="http://blocked.test:${port}/secret.png">
 <iframe src="http://blocked.test:${port}/hello"></iframe><img src="http://open.test:${port}/secret.png"></body></html>`))

@@ -5,9 +5,11 @@
  *
  * @since 0.1.0
  */
+import type * as SqlClient from "@effect/sql/SqlClient"
 import { Permissions } from "@sift/auth"
 import { Errors } from "@sift/core"
 import { Monitors, MonitorSpec, Webhooks } from "@sift/monitors"
+import type { JobQueue } from "@sift/store"
 import { Clock, Effect } from "effect"
 import { ApiFailure } from "../ErrorMapping.js"
 import * as QueryParams from "../QueryParams.js"
@@ -290,7 +292,7 @@ export const routeOf = (
   method: string,
   path: string,
   headers: Readonly<Record<string, string | undefined>>
-): Handler<any, any, never, any, any> | undefined => {
+): Handler<any, any, never, any, SqlClient.SqlClient | JobQueue.JobQueue> | undefined => {
   if (path === "/v1/monitors") return method === "POST" ? create : method === "GET" ? list : undefined
   if (path === "/v1/webhooks/deliveries") return method === "POST" ? deliveries : undefined
   const d = DELIVERY.exec(path)

@@ -323,7 +323,7 @@ for (const backend of backends) {
         }
         const changes = await client.monitors.listChanges(created.id)
         expect(changes.data.map((c) => c.id)).toEqual([change.id])
-        expect((changes.data[0] as Record<string, unknown>).diff).toBeUndefined()
+        expect((changes.data[0] as unknown as Record<string, unknown>).diff).toBeUndefined()
         const account = await client.monitors.listAccountChanges({ monitor_id: created.id })
         expect(account.data.map((c) => c.id)).toEqual([change.id])
 
@@ -533,7 +533,7 @@ for (const backend of backends) {
         return run
       })
       expect(scheduled).toMatchObject({ run_type: "scheduled", status: "completed" })
-      expect((scheduled as Record<string, unknown>).trigger).toBeUndefined()
+      expect((scheduled as unknown as Record<string, unknown>).trigger).toBeUndefined()
       const after = await client.monitors.retrieve(created.id)
       const next = new Date(after.next_run_at!).getTime()
       expect(next).toBeGreaterThan(Date.now())

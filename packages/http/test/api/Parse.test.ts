@@ -37,11 +37,11 @@ describe("POST /parse through the official SDK", () => {
 
   const balance = () => service.run(Effect.flatMap(Auth.CreditLedger.CreditLedger, (l) => l.balance(orgId)))
   const upload = async (bytes: Uint8Array, params: Record<string, unknown>) =>
-    await client.parse.handle(new File([bytes], "upload"), params as never) as unknown as Parsed
+    await client.parse.handle(new File([new Uint8Array(bytes)], "upload"), params as never) as unknown as Parsed
   const refusal = async (bytes: Uint8Array, query: string) => {
     const response = await fetch(`${service.baseUrl}/parse?${query}`, {
       method: "POST",
-      body: bytes,
+      body: new Uint8Array(bytes),
       headers: { authorization: `Bearer ${secret}`, "content-type": "application/octet-stream" }
     })
     return { status: response.status, body: await response.json() as { error_code: string; message: string } }

@@ -1,14 +1,16 @@
 /**
  * People who sign in to the web pages (the agent claim page, the MCP consent page): password sign-up and sign-in
- * (scrypt hashes), email verification tokens, browser sessions with a CSRF token each, and brute-force locks (five
- * wrong passwords lock the account for 15 minutes). Plain functions over the `SqlClient` in context.
+ * (scrypt hashes in PHC format, see `Passwords`; a hash weaker than the current cost is replaced at the next sign-in),
+ * email verification tokens, browser sessions with a CSRF token each, and brute-force locks (five wrong passwords lock
+ * the account for 15 minutes). Plain functions over the `SqlClient` in context.
  *
  * @since 0.1.0
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Option } from "effect"
-import { randomBytes, scrypt, timingSafeEqual } from "node:crypto"
+import { randomBytes } from "node:crypto"
 import { hashSecret, id } from "./internal/ids.js"
+import * as Passwords from "./Passwords.js"
 import * as Plans from "./Plans.js"
 import { cycleEndAfter } from "./Accounts.js"
 
@@ -44,23 +46,6 @@ export type Refusal = "email_taken" | "invalid_credentials" | "locked" | "weak_p
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 /** Whether a string is a plausible email address. */
 export const isEmail = (value: string) => value.length <= 254 && EMAIL.test(value)
-
-const derive = (password: string, salt: Buffer) =>
-  Effect.async<Buffer>((resume) => {
-    scrypt(password, salt, 32, { N: 16384, r: 8, p: 1 }, (error, key) => resume(error ? Effect.die(error) : Effect.succeed(key)))
-  })
-
-/** An scrypt hash of a password: `scrypt$<salt>$<key>`, base64url. */
-export const hashPassword = (password: string) =>
-  Effect.map(Effect.sync(() => randomBytes(16)).pipe(Effect.flatMap((salt) => Effect.map(derive(password, salt), (key) => ({ salt, key })))),
-    ({ key, salt }) => `scrypt$${salt.toString("base64url")}$${key.toString("base64url")}`)
-
-/** Whether a password matches its stored hash (constant time). */
-export const checkPassword = (password: string, stored: string) => {
-  const [scheme, salt, key] = stored.split("$")
-  if (scheme !== "scrypt" || salt === undefined || key === undefined) return Effect.succeed(false)
-  return Effect.map(derive(password, Buffer.from(salt, "base64url")), (derived) => timingSafeEqual(derived, Buffer.from(key, "base64url")))
-}
 
 /** The tables, added by auth migration `0004_agents`. */
 export const migrationSql = `
@@ -110,7 +95,7 @@ export const signUp = (input: { readonly email: string; readonly password: strin
     if (input.password.length < 8 || input.password.length > 200) return { _tag: "Refused" as const, reason: "weak_password" as Refusal }
     const existing = yield* sql`SELECT id FROM users WHERE email = ${email}`
     if (existing.length > 0) return { _tag: "Refused" as const, reason: "email_taken" as Refusal }
-    const passwordHash = yield* hashPassword(input.password)
+    const passwordHash = yield* Passwords.hash(input.password)
     const orgId = id("org_")
     const userId = id("usr_")
     const token = randomBytes(32).toString("base64url")
@@ -138,12 +123,13 @@ export const signIn = (input: { readonly email: string; readonly password: strin
     const row = (yield* sql<Record<string, unknown>>`SELECT * FROM users WHERE email = ${email}`)[0]
     if (row === undefined || row.password_hash === null) {
       // Same work as a real check, so timing does not tell which addresses have accounts.
-      yield* hashPassword(input.password)
+      yield* Passwords.hash(input.password)
       return { _tag: "Refused" as const, reason: "invalid_credentials" as Refusal }
     }
     const lockedUntil = date(row.locked_until)
     if (lockedUntil !== null && lockedUntil.getTime() > Date.now()) return { _tag: "Refused" as const, reason: "locked" as Refusal }
-    const ok = yield* checkPassword(input.password, String(row.password_hash))
+    const stored = String(row.password_hash)
+    const ok = yield* Passwords.verify(input.password, stored)
     if (!ok) {
       // The fifth failure in a row locks the account and starts the count again.
       yield* sql`UPDATE users SET failed_sign_ins = CASE WHEN failed_sign_ins + 1 >= ${MAX_FAILURES} THEN 0 ELSE failed_sign_ins + 1 END,
@@ -152,6 +138,12 @@ export const signIn = (input: { readonly email: string; readonly password: strin
       return { _tag: "Refused" as const, reason: "invalid_credentials" as Refusal }
     }
     yield* sql`UPDATE users SET failed_sign_ins = 0, locked_until = NULL WHERE id = ${String(row.id)}`
+    // The password is at hand only now: a hash made with a weaker cost than the current one is replaced (unless the
+    // password changed meanwhile).
+    if (Passwords.needsRehash(stored, yield* Effect.orDie(Passwords.cost))) {
+      const rehashed = yield* Passwords.hash(input.password)
+      yield* sql`UPDATE users SET password_hash = ${rehashed} WHERE id = ${String(row.id)} AND password_hash = ${stored}`
+    }
     return { _tag: "SignedIn" as const, user: userFromRow(row) }
   })
 

@@ -3,7 +3,10 @@
  * public clients), the authorization code grant with PKCE (S256 only) and the refresh token grant. An access token is a
  * real API key of the person's organization, expiring after an hour, whose permissions follow the granted scopes
  * (`api.read`: every `:read` permission and `data:execute`; `api.write`: all), so the API pipeline meters, limits and
- * enforces it like any key. Codes and refresh tokens are stored hashed; codes are single-use and live 10 minutes.
+ * enforces it like any key. Codes and refresh tokens are stored hashed; codes are single-use and live 10 minutes. Every
+ * token remembers the code it descends from (through any number of refreshes): a code presented a second time is
+ * refused and, as RFC 6749 §4.1.2 asks, every access and refresh token issued from it is revoked, since the code has
+ * evidently leaked.
  *
  * Sign-in on the authorization page is, until the user accounts of the claim flow land, a stand-in: the person proves
  * membership of an organization with one of its API keys (full access needed to grant `api.write`).
@@ -58,6 +61,18 @@ export const migrations = {
         created_at timestamptz NOT NULL DEFAULT now(),
         revoked_at timestamptz
       )`
+    ], { discard: true })),
+  // The grant (the hash of the authorization code) each token descends from, so a replayed code can revoke them.
+  "0002_oauth_grants": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.all([
+      sql`ALTER TABLE oauth_refresh_tokens ADD COLUMN grant_id text`,
+      sql`CREATE INDEX oauth_refresh_tokens_grant ON oauth_refresh_tokens (grant_id)`,
+      sql`CREATE TABLE oauth_access_tokens (
+        key_id text PRIMARY KEY,
+        grant_id text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now()
+      )`,
+      sql`CREATE INDEX oauth_access_tokens_grant ON oauth_access_tokens (grant_id)`
     ], { discard: true }))
 }
 
@@ -256,8 +271,8 @@ export const authorizeDecision = Effect.gen(function*() {
   return redirectWith(checked.redirectUri, { code, state: params.state, iss: undefined })
 })
 
-/** Issues an access token (an expiring API key) and a refresh token for an organization. */
-const issue = (clientId: string, orgId: string, scopes: ReadonlyArray<Tools.Scope>) =>
+/** Issues an access token (an expiring API key) and a refresh token for an organization, both of grant `grantId`. */
+const issue = (clientId: string, orgId: string, scopes: ReadonlyArray<Tools.Scope>, grantId: string | null) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const clients = yield* findClient(clientId)
@@ -269,7 +284,9 @@ const issue = (clientId: string, orgId: string, scopes: ReadonlyArray<Tools.Scop
       expiresAt: new Date(Date.now() + ACCESS_TOKEN_SECONDS * 1000)
     })
     const refresh = token("mcprt_")
-    yield* sql`INSERT INTO oauth_refresh_tokens (token_hash, client_id, org_id, scope) VALUES (${hash(refresh)}, ${clientId}, ${orgId}, ${scopes.join(" ")})`
+    yield* sql`INSERT INTO oauth_refresh_tokens (token_hash, client_id, org_id, scope, grant_id)
+      VALUES (${hash(refresh)}, ${clientId}, ${orgId}, ${scopes.join(" ")}, ${grantId})`
+    if (grantId !== null) yield* sql`INSERT INTO oauth_access_tokens (key_id, grant_id) VALUES (${created.key.id}, ${grantId})`
     return HttpServerResponse.unsafeJson({
       access_token: created.secret,
       token_type: "Bearer",
@@ -277,6 +294,19 @@ const issue = (clientId: string, orgId: string, scopes: ReadonlyArray<Tools.Scop
       scope: scopes.join(" "),
       refresh_token: refresh
     }, { headers: { "cache-control": "no-store", pragma: "no-cache" } })
+  })
+
+/**
+ * Revokes the refresh tokens of a grant and answers them with the keys that are its live access tokens, which the
+ * caller revokes once the transaction is committed (see the code grant).
+ */
+const revokeRefreshTokens = (grantId: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const refreshTokens = yield* sql`UPDATE oauth_refresh_tokens SET revoked_at = now() WHERE grant_id = ${grantId} AND revoked_at IS NULL RETURNING token_hash`
+    const live = yield* sql<{ key_id: string }>`SELECT t.key_id FROM oauth_access_tokens t JOIN api_keys k ON k.id = t.key_id
+      WHERE t.grant_id = ${grantId} AND k.revoked_at IS NULL`
+    return { refreshTokens: refreshTokens.length, keyIds: live.map((row) => row.key_id) }
   })
 
 /** The grants this module answers at the one token endpoint (the claim and jwt-bearer grants live beside them). */
@@ -291,26 +321,55 @@ export const tokenGrant = (form: Readonly<Record<string, string>>) =>
     if (form.grant_type === "authorization_code") {
       if (form.code === undefined || form.code_verifier === undefined) return oauthError(400, "invalid_request", "code and code_verifier are required")
       if (!/^[A-Za-z0-9._~-]{43,128}$/.test(form.code_verifier)) return oauthError(400, "invalid_request", "code_verifier must be 43 to 128 unreserved characters")
-      // Single use: the row is claimed atomically, so a replayed code finds nothing.
-      const rows = yield* sql<{ client_id: string; org_id: string; redirect_uri: string; code_challenge: string; scope: string; expires_at: Date | string }>`
-        UPDATE oauth_codes SET used_at = now() WHERE code_hash = ${hash(form.code)} AND used_at IS NULL
-        RETURNING client_id, org_id, redirect_uri, code_challenge, scope, expires_at`
-      const row = rows[0]
-      if (row === undefined || new Date(row.expires_at).getTime() < Date.now()) return oauthError(400, "invalid_grant", "The code is invalid, expired or already used")
-      if (row.client_id !== clientId) return oauthError(400, "invalid_grant", "The code was issued to another client")
-      if (form.redirect_uri !== undefined && form.redirect_uri !== row.redirect_uri) return oauthError(400, "invalid_grant", "redirect_uri does not match")
-      const challenge = createHash("sha256").update(form.code_verifier).digest("base64url")
-      if (challenge !== row.code_challenge) return oauthError(400, "invalid_grant", "The code_verifier does not match the code_challenge")
-      return yield* issue(clientId, row.org_id, row.scope.split(" ") as Array<Tools.Scope>)
+      const grantId = hash(form.code)
+      const verifier = form.code_verifier
+      // Single use: the row is claimed atomically, so a replayed code finds nothing. Claim and issue are one
+      // transaction, so a replay racing the first exchange waits for its tokens and then revokes them.
+      const outcome = yield* sql.withTransaction(Effect.gen(function*() {
+        const rows = yield* sql<{ client_id: string; org_id: string; redirect_uri: string; code_challenge: string; scope: string; expires_at: Date | string }>`
+          UPDATE oauth_codes SET used_at = now() WHERE code_hash = ${grantId} AND used_at IS NULL
+          RETURNING client_id, org_id, redirect_uri, code_challenge, scope, expires_at`
+        const row = rows[0]
+        if (row === undefined) {
+          // Unknown, or used before: whatever was issued from it is revoked (RFC 6749 §4.1.2), the code having leaked.
+          // The code's row is locked first, as a refresh does, so a refresh under way ends before (its new tokens are
+          // revoked here) or finds its token revoked.
+          yield* sql`SELECT code_hash FROM oauth_codes WHERE code_hash = ${grantId} FOR UPDATE`
+          return { _tag: "Replayed" as const, ...yield* revokeRefreshTokens(grantId) }
+        }
+        const refuse = (description: string) => ({ _tag: "Answer" as const, response: oauthError(400, "invalid_grant", description) })
+        if (new Date(row.expires_at).getTime() < Date.now()) return refuse("The code is invalid, expired or already used")
+        if (row.client_id !== clientId) return refuse("The code was issued to another client")
+        if (form.redirect_uri !== undefined && form.redirect_uri !== row.redirect_uri) return refuse("redirect_uri does not match")
+        const challenge = createHash("sha256").update(verifier).digest("base64url")
+        if (challenge !== row.code_challenge) return refuse("The code_verifier does not match the code_challenge")
+        return { _tag: "Answer" as const, response: yield* issue(clientId, row.org_id, row.scope.split(" ") as Array<Tools.Scope>, grantId) }
+      }))
+      if (outcome._tag === "Answer") return outcome.response
+      // The keys only after the commit: `ApiKeys.revoke` forgets remembered lookups, so they answer 401 at once on this
+      // replica (within ApiKeys.CACHE_MS on others), and no lookup can remember them again from a row not yet revoked.
+      const keys = yield* ApiKeys.ApiKeys
+      yield* Effect.forEach(outcome.keyIds, (keyId) => keys.revoke(keyId), { discard: true })
+      if (outcome.refreshTokens + outcome.keyIds.length > 0) {
+        yield* Effect.logWarning(`an authorization code was used twice: its ${outcome.refreshTokens} refresh and ${outcome.keyIds.length} access token(s) revoked`)
+      }
+      return oauthError(400, "invalid_grant", "The code is invalid, expired or already used")
     }
     if (form.refresh_token === undefined) return oauthError(400, "invalid_request", "refresh_token is required")
-    const rows = yield* sql<{ client_id: string; org_id: string; scope: string }>`
-      UPDATE oauth_refresh_tokens SET revoked_at = now() WHERE token_hash = ${hash(form.refresh_token)} AND revoked_at IS NULL
-      RETURNING client_id, org_id, scope`
-    const row = rows[0]
-    if (row === undefined || row.client_id !== clientId) return oauthError(400, "invalid_grant", "The refresh token is invalid or already used")
-    const granted = row.scope.split(" ") as Array<Tools.Scope>
-    const asked = form.scope === undefined ? granted : parseScopes(form.scope)
-    if (asked === undefined || asked.some((scope) => !granted.includes(scope))) return oauthError(400, "invalid_scope", "Only scopes of the original grant")
-    return yield* issue(clientId, row.org_id, asked)
+    const tokenHash = hash(form.refresh_token)
+    return yield* sql.withTransaction(Effect.gen(function*() {
+      // The grant's code row first (the order a replayed code takes too): a revocation of the grant under way ends
+      // before this token is rotated, and then it is found revoked.
+      const grant = (yield* sql<{ grant_id: string | null }>`SELECT grant_id FROM oauth_refresh_tokens WHERE token_hash = ${tokenHash}`)[0]
+      if (grant?.grant_id != null) yield* sql`SELECT code_hash FROM oauth_codes WHERE code_hash = ${grant.grant_id} FOR UPDATE`
+      const rows = yield* sql<{ client_id: string; org_id: string; scope: string; grant_id: string | null }>`
+        UPDATE oauth_refresh_tokens SET revoked_at = now() WHERE token_hash = ${tokenHash} AND revoked_at IS NULL
+        RETURNING client_id, org_id, scope, grant_id`
+      const row = rows[0]
+      if (row === undefined || row.client_id !== clientId) return oauthError(400, "invalid_grant", "The refresh token is invalid or already used")
+      const granted = row.scope.split(" ") as Array<Tools.Scope>
+      const asked = form.scope === undefined ? granted : parseScopes(form.scope)
+      if (asked === undefined || asked.some((scope) => !granted.includes(scope))) return oauthError(400, "invalid_scope", "Only scopes of the original grant")
+      return yield* issue(clientId, row.org_id, asked, row.grant_id)
+    }))
   })

@@ -188,14 +188,6 @@ for (const backend of backends) describe.skipIf(backend.name === "postgres" && b
       await client.close()
     }
 
-    // The code is single-use.
-    const replay = await fetch(`${origin}/oauth2/token`, {
-      method: "POST",
-      body: new URLSearchParams({ grant_type: "authorization_code", code, code_verifier: provider.verifier, client_id: String(provider.info!.client_id), redirect_uri: callbackUrl })
-    })
-    expect(replay.status).toBe(400)
-    expect((await replay.json()).error).toBe("invalid_grant")
-
     // The refresh token rotates: the new pair works, the old refresh token does not.
     const refreshed = await fetch(`${origin}/oauth2/token`, {
       method: "POST",
@@ -211,6 +203,15 @@ for (const backend of backends) describe.skipIf(backend.name === "postgres" && b
       body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: provider.saved!.refresh_token!, client_id: String(provider.info!.client_id) })
     })
     expect((await again.json()).error).toBe("invalid_grant")
+
+    // The code is single-use; presented again, it is refused and takes down what was issued from it, the rotated pair too.
+    const replay = await fetch(`${origin}/oauth2/token`, {
+      method: "POST",
+      body: new URLSearchParams({ grant_type: "authorization_code", code, code_verifier: provider.verifier, client_id: String(provider.info!.client_id), redirect_uri: callbackUrl })
+    })
+    expect(replay.status).toBe(400)
+    expect((await replay.json()).error).toBe("invalid_grant")
+    expect((await fetch(`${service.baseUrl}/logs`, { headers: { authorization: `Bearer ${pair.access_token}` } })).status).toBe(401)
   }, 90_000)
 
   /** Registers a client and runs the authorization by hand (the page's form, posted as a browser would). */
@@ -237,6 +238,67 @@ for (const backend of backends) describe.skipIf(backend.name === "postgres" && b
     })
     return { clientId: registered.client_id as string, verifier, decision }
   }
+
+  /** Exchanges a code for tokens (the code grant, with the PKCE verifier). */
+  const exchange = (clientId: string, code: string, verifier: string) =>
+    fetch(`${origin}/oauth2/token`, {
+      method: "POST",
+      body: new URLSearchParams({ grant_type: "authorization_code", code, code_verifier: verifier, client_id: clientId, redirect_uri: callbackUrl })
+    })
+  const refresh = (clientId: string, refreshToken: string) =>
+    fetch(`${origin}/oauth2/token`, { method: "POST", body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: refreshToken, client_id: clientId }) })
+  const logsStatus = async (accessToken: string) => (await fetch(`${service.baseUrl}/logs`, { headers: { authorization: `Bearer ${accessToken}` } })).status
+  /** The status of an MCP initialize request with a bearer token. */
+  const mcpStatus = async (accessToken: string) => {
+    const response = await fetch(`${origin}/mcp`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${accessToken}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "replay", version: "1.0.0" } } })
+    })
+    await response.body?.cancel()
+    return response.status
+  }
+
+  it("a code used twice is refused, and every token issued from it is revoked at once: access tokens get 401 on /v1 and /mcp, refresh tokens invalid_grant", async () => {
+    const who = await person()
+    const { clientId, verifier, decision } = await authorizeByHand("api.read api.write", who)
+    const code = new URL(decision.headers.get("location")!).searchParams.get("code")!
+    const first = await exchange(clientId, code, verifier)
+    expect(first.status).toBe(200)
+    const tokens = await first.json()
+    expect(await logsStatus(tokens.access_token)).toBe(200)
+    expect(await mcpStatus(tokens.access_token)).toBe(200)
+
+    // A refresh descends from the same code: its pair must die with it. The first refresh token is used up by it.
+    const rotated = await (await refresh(clientId, tokens.refresh_token)).json()
+    expect(rotated.access_token).toMatch(/^sift_sk_/)
+    expect(await logsStatus(rotated.access_token)).toBe(200)
+
+    // Another grant of the same person and client stands apart.
+    const other = await authorizeByHand("api.read", who)
+    const otherCode = new URL(other.decision.headers.get("location")!).searchParams.get("code")!
+    const otherTokens = await (await exchange(other.clientId, otherCode, other.verifier)).json()
+    expect(await logsStatus(otherTokens.access_token)).toBe(200)
+
+    const replay = await exchange(clientId, code, verifier)
+    expect(replay.status).toBe(400)
+    expect(await replay.json()).toMatchObject({ error: "invalid_grant" })
+    // At once, not after the key cache's CACHE_MS: the revocation forgets remembered lookups.
+    expect(await logsStatus(tokens.access_token)).toBe(401)
+    expect(await mcpStatus(tokens.access_token)).toBe(401)
+    expect(await logsStatus(rotated.access_token)).toBe(401)
+    expect(await mcpStatus(rotated.access_token)).toBe(401)
+    const refused = await refresh(clientId, rotated.refresh_token)
+    expect(refused.status).toBe(400)
+    expect((await refused.json()).error).toBe("invalid_grant")
+    const keys = await service.run(Effect.flatMap(Auth.ApiKeys.ApiKeys, (k) => k.list(who.orgId)))
+    expect(keys.filter((key) => key.name === "MCP: Hand" && key.revokedAt !== null)).toHaveLength(2)
+
+    // The other grant still works, and refreshes.
+    expect(await logsStatus(otherTokens.access_token)).toBe(200)
+    expect(await mcpStatus(otherTokens.access_token)).toBe(200)
+    expect((await refresh(other.clientId, otherTokens.refresh_token)).status).toBe(200)
+  }, 60_000)
 
   it("a read-only token lists tools and reads, but its key cannot write; sign-in needs the right password and a verified email", async () => {
     const full = await person()

@@ -22,14 +22,19 @@ const lockModule = fileURLToPath(new URL("../src/DataDirLock.ts", import.meta.ur
 
 /** A separate Node process that takes the lock on `dir` and holds it until killed. */
 const holdLockInChild = (dir: string): Promise<ChildProcess> =>
+  runChild(`
+    await Effect.runPromise(Effect.scoped(Effect.zipRight(
+      DataDirLock.acquire(${JSON.stringify(dir)}, { adminUrl: "http://127.0.0.1:3999" }),
+      Effect.zipRight(Effect.sync(() => console.log("locked")), Effect.never)
+    )))`)
+
+/** A Node process running `body` (with `Effect` and `DataDirLock` imported); resolves once it prints "locked". */
+const runChild = (body: string): Promise<ChildProcess> =>
   new Promise((resolve, reject) => {
     const program = `
-      import { Effect } from "effect"
+      import { Effect, Scope } from "effect"
       import * as DataDirLock from ${JSON.stringify(lockModule)}
-      await Effect.runPromise(Effect.scoped(Effect.zipRight(
-        DataDirLock.acquire(${JSON.stringify(dir)}, { adminUrl: "http://127.0.0.1:3999" }),
-        Effect.zipRight(Effect.sync(() => console.log("locked")), Effect.never)
-      )))`
+      ${body}`
     const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", program], {
       cwd: fileURLToPath(new URL("../../..", import.meta.url)),
       stdio: ["ignore", "pipe", "inherit"]
@@ -37,12 +42,20 @@ const holdLockInChild = (dir: string): Promise<ChildProcess> =>
     child.stdout!.on("data", (chunk: Buffer) => {
       if (chunk.toString().includes("locked")) resolve(child)
     })
-    child.on("exit", (code) => reject(new Error(`lock holder exited early (${code})`)))
+    // "close", not "exit": it comes after the child's output has been read.
+    child.on("close", (code) => reject(new Error(`lock holder exited early (${code})`)))
+  })
+
+const exited = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) => {
+    child.removeAllListeners("close")
+    if (child.exitCode !== null) resolve(child.exitCode)
+    else child.on("exit", (code) => resolve(code))
   })
 
 const killed = (child: ChildProcess) =>
   new Promise<void>((resolve) => {
-    child.removeAllListeners("exit")
+    child.removeAllListeners("close")
     child.on("exit", () => resolve())
     child.kill("SIGKILL")
   })
@@ -117,6 +130,70 @@ describe("PGlite data directory", () => {
       expect(owner).toMatchObject({ pid: process.pid, role: "server", adminUrl: "http://127.0.0.1:4000" })
       const again = yield* Effect.flip(Effect.scoped(DataDirLock.acquire(dir)))
       expect(again.owner.adminUrl).toBe("http://127.0.0.1:4000")
+    }))
+
+  it.live("while the holder lives a second opener is refused, saying which directory, which process and what to do; its kill -9 frees the lock at once", () =>
+    Effect.gen(function*() {
+      const dir = tempDir()
+      const child = yield* Effect.promise(() => holdLockInChild(dir))
+      const refused = yield* Effect.flip(Effect.scoped(DataDirLock.acquire(dir)))
+      expect(refused._tag).toBe("DataDirLocked")
+      expect(refused.owner.pid).toBe(child.pid)
+      expect(refused.message).toContain(dir)
+      expect(refused.message).toContain(`process ${child.pid}`)
+      expect(refused.message).toContain("stop that process, or point SIFT_DATA_DIR elsewhere")
+      expect(refused.message).toContain("http://127.0.0.1:3999")
+
+      yield* Effect.promise(() => killed(child))
+      // No waiting and no clean-up by hand: the kernel dropped the lock with the process.
+      const held = yield* Effect.scoped(Effect.map(DataDirLock.acquire(dir), (h) => h.owner.pid))
+      expect(held).toBe(process.pid)
+    }), 120_000)
+
+  it.live("a lockfile whose pid now names a live, unrelated process does not block opening", () =>
+    Effect.gen(function*() {
+      const file = (dir: string) => path.join(dir, DataDirLock.fileName)
+      for (const pid of [process.ppid, 1]) {
+        const dir = tempDir()
+        // A real holder's record, left by kill -9; then its pid is reused by another process (here: a live one's).
+        const child = yield* Effect.promise(() => holdLockInChild(dir))
+        yield* Effect.promise(() => killed(child))
+        const left = JSON.parse(fs.readFileSync(file(dir), "utf8"))
+        expect(left.pid).toBe(child.pid)
+        fs.writeFileSync(file(dir), JSON.stringify({ ...left, pid }))
+        expect(() => process.kill(pid, 0)).not.toThrow()
+
+        expect(yield* DataDirLock.read(dir)).toEqual(Option.none())
+        expect(yield* insertAndCount("reopened").pipe(Effect.provide(Sql.layerPglite({ dir })))).toEqual(["reopened"])
+        expect(fs.existsSync(file(dir))).toBe(false)
+      }
+    }), 120_000)
+
+  it.live("the lock never keeps its process alive, and dies with it when it ends without releasing", () =>
+    Effect.gen(function*() {
+      const dir = tempDir()
+      // The child takes the lock into a scope it never closes, then has nothing left to do.
+      const child = yield* Effect.promise(() => runChild(`
+        const scope = Effect.runSync(Scope.make())
+        await Effect.runPromise(Scope.extend(DataDirLock.acquire(${JSON.stringify(dir)}), scope))
+        console.log("locked")`))
+      expect(yield* Effect.promise(() => exited(child))).toBe(0)
+      expect(JSON.parse(fs.readFileSync(path.join(dir, DataDirLock.fileName), "utf8")).pid).toBe(child.pid)
+      expect(yield* DataDirLock.read(dir)).toEqual(Option.none())
+      expect(yield* Effect.scoped(Effect.map(DataDirLock.acquire(dir), (h) => h.owner.pid))).toBe(process.pid)
+    }), 120_000)
+
+  it.effect("respects a lock recorded by another host sharing the directory, and says how to clear it", () =>
+    Effect.gen(function*() {
+      const dir = tempDir()
+      const file = path.join(dir, DataDirLock.fileName)
+      fs.writeFileSync(file, JSON.stringify({ pid: 4242, hostname: "elsewhere.example", acquiredAt: "2020-01-01T00:00:00Z" }))
+      expect(Option.getOrThrow(yield* DataDirLock.read(dir)).hostname).toBe("elsewhere.example")
+      const refused = yield* Effect.flip(Effect.scoped(DataDirLock.acquire(dir)))
+      expect(refused.owner).toMatchObject({ pid: 4242, hostname: "elsewhere.example" })
+      expect(refused.message).toContain(`process 4242 on elsewhere.example`)
+      expect(refused.message).toContain(`delete ${file}`)
+      expect(fs.existsSync(file)).toBe(true)
     }))
 
   it.effect("takes over a lockfile left by a dead process or a previous run under the same pid", () =>

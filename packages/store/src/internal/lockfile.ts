@@ -1,6 +1,8 @@
 /**
  * Atomic lockfiles with stale-owner takeover, synchronous on purpose: each step is a single filesystem call whose
- * atomicity (link, mkdir) is what makes the lock safe between processes.
+ * atomicity (link, mkdir) is what makes the lock safe between processes. Whether a recorded owner still lives is the
+ * caller's knowledge first (`stale`: on Linux, the kernel lock of `processLock`), then, for owners the caller cannot
+ * judge, a pid check.
  */
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -13,6 +15,8 @@ export interface OwnerRecord {
   readonly acquiredAt: string
   readonly adminUrl?: string | undefined
   readonly role?: string | undefined
+  /** The owner's network namespace, where it holds its kernel lock (Linux). */
+  readonly netns?: string | undefined
 }
 
 /** The outcome of one acquisition attempt. */
@@ -35,7 +39,8 @@ const parse = (text: string): OwnerRecord | undefined => {
   }
 }
 
-const readOwner = (file: string): OwnerRecord | "missing" | "unreadable" => {
+/** The owner recorded in `file`, "missing" or "unreadable". */
+export const readOwner = (file: string): OwnerRecord | "missing" | "unreadable" => {
   try {
     return parse(fs.readFileSync(file, "utf8")) ?? "unreadable"
   } catch (error) {
@@ -54,8 +59,8 @@ const isAlive = (pid: number): boolean => {
   }
 }
 
-/** Whether the owner recorded in a lockfile still holds it, as far as this host can tell. */
-const isLive = (file: string, owner: OwnerRecord): boolean => {
+/** Whether the owner recorded in a lockfile still holds it, as far as a pid check on this host can tell. */
+export const isLive = (file: string, owner: OwnerRecord): boolean => {
   // A lock from another host (shared volume) cannot be checked: respect it.
   if (owner.hostname !== os.hostname()) return true
   if (owner.pid === process.pid) return heldHere.has(path.resolve(file))
@@ -102,8 +107,16 @@ const removeStale = (file: string, stale: OwnerRecord | "unreadable"): void => {
   }
 }
 
-/** Tries to take `<dir>/<name>`; creates `dir` when missing. */
-export const acquire = (dir: string, name: string, info: Omit<OwnerRecord, "pid" | "hostname" | "acquiredAt">): Acquisition => {
+/**
+ * Tries to take `<dir>/<name>`; creates `dir` when missing. A recorded owner for which `stale` answers true is taken
+ * over without a pid check.
+ */
+export const acquire = (
+  dir: string,
+  name: string,
+  info: Omit<OwnerRecord, "pid" | "hostname" | "acquiredAt">,
+  stale: (owner: OwnerRecord) => boolean = () => false
+): Acquisition => {
   fs.mkdirSync(dir, { recursive: true })
   const file = path.resolve(dir, name)
   const owner: OwnerRecord = { ...info, pid: process.pid, hostname: os.hostname(), acquiredAt: new Date().toISOString() }
@@ -125,7 +138,7 @@ export const acquire = (dir: string, name: string, info: Omit<OwnerRecord, "pid"
       removeStale(file, current)
       continue
     }
-    if (isLive(file, current)) return { _tag: "Locked", owner: current }
+    if (!stale(current) && isLive(file, current)) return { _tag: "Locked", owner: current }
     removeStale(file, current)
   }
 }
@@ -142,11 +155,4 @@ export const release = (file: string, pid: number): void => {
   heldHere.delete(file)
   const current = readOwner(file)
   if (typeof current === "object" && current.pid === pid) fs.rmSync(file, { force: true })
-}
-
-/** The live owner of `<dir>/<name>`, or undefined when free or stale. */
-export const readLive = (dir: string, name: string): OwnerRecord | undefined => {
-  const file = path.resolve(dir, name)
-  const current = readOwner(file)
-  return typeof current === "object" && isLive(file, current) ? current : undefined
 }

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { ScrapeRequest, ScrapeResult } from "@sift/core"
+import { Convert, ParseDocument, ScrapeRequest, ScrapeResult } from "@sift/core"
 import { MonitorSpec } from "@sift/monitors"
 import { JSONSchema, Schema } from "effect"
 
@@ -14,6 +14,15 @@ const ErrorBody = Schema.Struct({
   message: Schema.String,
   required_permission: Schema.optional(Schema.String),
   key_metadata: Schema.optional(Schema.Struct({ credits_consumed: Schema.Int, credits_remaining: Schema.Int }))
+})
+
+/** The body of a successful `POST /parse`. */
+const ParseResponse = Schema.Struct({
+  success: Schema.Literal(true),
+  markdown: Schema.String,
+  type: Convert.DocumentType,
+  request_id: Schema.UUID,
+  key_metadata: Schema.Struct({ credits_consumed: Schema.Int, credits_remaining: Schema.Int })
 })
 
 const queryParam = (name: string, type: string, description: string, required = false) => ({
@@ -79,6 +88,29 @@ const mapQuery = [
   queryParam("sitemapUrl", "string", "Read this sitemap instead of discovering"),
   queryParam("headers", "object", "Headers forwarded to the site, headers[Name]=value; bypasses the index"),
   queryParam("timeoutOpts", "object", "{ milliseconds, behavior: fail | return-partial }"),
+  queryParam("tags", "string", "Comma-separated, up to 20 of 1 to 50 characters")
+]
+
+const parseQuery = [
+  queryParam("filename", "string", "The upload's file name; its extension helps detection (the file's magic bytes win)"),
+  queryParam("extension", "string", "A file extension such as pdf or docx; wins over filename"),
+  queryParam("pdfStart", "integer", "First PDF page to convert, 1-based (alias pdf[start])"),
+  queryParam("pdfEnd", "integer", "Last PDF page to convert, inclusive; not before pdfStart (alias pdf[end])"),
+  {
+    name: "pdf",
+    in: "query",
+    required: false,
+    description: "pdf[start], pdf[end]: the same page range in deep-object form",
+    style: "deepObject",
+    explode: true,
+    schema: { type: "object", properties: { start: { type: "integer", minimum: 1 }, end: { type: "integer", minimum: 1 } } }
+  },
+  queryParam("ocr", "boolean", "OCR scanned PDF pages (default false; images are always read by OCR); holds 1 credit per page of the range, 50 without one"),
+  queryParam("includeImages", "boolean", "Include images in the Markdown (default false)"),
+  queryParam("includeLinks", "boolean", "Keep link targets (default true)"),
+  queryParam("useMainContentOnly", "boolean", "Main-content extraction, for HTML uploads (default false)"),
+  queryParam("baseUrl", "string", "http(s) URL that relative links of an HTML upload resolve against"),
+  queryParam("zdr", "string", "enabled or disabled"),
   queryParam("tags", "string", "Comma-separated, up to 20 of 1 to 50 characters")
 ]
 
@@ -155,6 +187,27 @@ export const document = {
         security: [],
         parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
         responses: { "200": { description: "The image bytes" }, "404": { $ref: "#/components/responses/Error" } }
+      }
+    },
+    "/parse": {
+      post: {
+        summary: "Convert an uploaded file (PDF, Word, Excel, PowerPoint, CSV, HTML, text, images, ...) to Markdown (1 credit, plus 1 per page recovered by OCR)",
+        parameters: parseQuery,
+        requestBody: {
+          required: true,
+          description: `The file's raw bytes (not multipart, not JSON-wrapped), 1 byte to ${ParseDocument.MAX_BYTES} (25 MiB). Any Content-Type; a specific one is a type hint and its charset is honoured, application/octet-stream is none.`,
+          content: { "*/*": { schema: { type: "string", format: "binary" } } }
+        },
+        responses: {
+          "200": {
+            description: "The Markdown and the detected document type",
+            headers: { "x-parse-ocr-used": { description: "Whether OCR ran", schema: { type: "string", enum: ["true", "false"] } } },
+            content: { "application/json": { schema: JSONSchema.make(ParseResponse) } }
+          },
+          "413": { $ref: "#/components/responses/Error" },
+          "415": { $ref: "#/components/responses/Error" },
+          ...errors
+        }
       }
     },
     "/web/urls": {
@@ -240,6 +293,9 @@ export const document = {
     "/webhooks/deliveries/{delivery_id}/attempts": { get: free("Attempts of a delivery", [pathParam("delivery_id")]) },
     "/webhooks/deliveries/{delivery_id}/retry": {
       post: free("Retry a delivery by hand (Idempotency-Key header; within 7 days)", [{ name: "Idempotency-Key", in: "header", required: false, schema: { type: "string" } }], { type: "object", properties: { force: { type: "boolean" } } })
+    },
+    "/openapi.json": {
+      get: { summary: "This document (no key needed)", security: [], responses: { "200": { description: "The OpenAPI 3.1 document" } } }
     },
     "/logs/{request_id}": {
       get: {

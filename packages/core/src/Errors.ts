@@ -185,11 +185,13 @@ export class RequestTimeout extends Schema.TaggedError<RequestTimeout>()("Reques
 /**
  * The content could not be turned into the requested outputs: a PDF the caller asked not to parse, a scanned PDF
  * without OCR, a type Sift cannot convert, or a required capability (a browser for screenshots) that is not available.
+ * `TooLarge`: the file decodes into more than Sift converts (an archive's inflated parts, pages, pixels), so a
+ * decompression bomb is refused before it is expanded (`CONTENT_TOO_LARGE`).
  *
  * @category errors
  */
 export class ContentError extends Schema.TaggedError<ContentError>()("ContentError", {
-  reason: Schema.Literal("PdfSkipped", "PdfImagesOnly", "Unsupported", "Corrupt", "CapabilityMissing"),
+  reason: Schema.Literal("PdfSkipped", "PdfImagesOnly", "Unsupported", "Corrupt", "CapabilityMissing", "TooLarge"),
   detail: Schema.String
 }) {
   get errorCode(): ErrorCode {
@@ -204,6 +206,8 @@ export class ContentError extends Schema.TaggedError<ContentError>()("ContentErr
         return "INPUT_VALIDATION_ERROR"
       case "CapabilityMissing":
         return "INTERNAL_ERROR"
+      case "TooLarge":
+        return "CONTENT_TOO_LARGE"
     }
   }
   get retryable(): boolean {

@@ -87,6 +87,7 @@ export const plan = (params: ScrapeRequest.ScreenshotParams | undefined, viewpor
 export const encode = (capture: Uint8Array, format: Format = "png"): Effect.Effect<Screenshot, InvalidRequest | ContentError> =>
   Effect.gen(function*() {
     const meta = yield* Effect.tryPromise({
+      // The header only (no pixel is decoded), unlimited so that a capture over the cap gets the contract's error below.
       try: () => sharp(capture, { limitInputPixels: false }).metadata(),
       catch: (error) => new ContentError({ reason: "Corrupt", detail: `the browser returned an unreadable screenshot: ${String(error)}` })
     })
@@ -143,7 +144,7 @@ export const capture = (
 /** The pixel size of an encoded screenshot. */
 export const measure = (bytes: Uint8Array): Effect.Effect<Size, ContentError> =>
   Effect.tryPromise({
-    try: () => sharp(bytes, { limitInputPixels: false }).metadata(),
+    try: () => sharp(bytes, { limitInputPixels: MAX_PIXELS }).metadata(),
     catch: (error) => new ContentError({ reason: "Corrupt", detail: `unreadable screenshot: ${String(error)}` })
   }).pipe(Effect.map((meta) => ({ width: meta.width ?? 0, height: meta.height ?? 0 })))
 
@@ -163,7 +164,7 @@ export const slice = (
     }
     const sliceHeight = Math.min(height, size.height - offset)
     const bytes = yield* Effect.tryPromise({
-      try: () => sharp(capture, { limitInputPixels: false }).extract({ left: 0, top: offset, width: size.width, height: sliceHeight }).png().toBuffer(),
+      try: () => sharp(capture, { limitInputPixels: MAX_PIXELS }).extract({ left: 0, top: offset, width: size.width, height: sliceHeight }).png().toBuffer(),
       catch: (error) => new ContentError({ reason: "Corrupt", detail: `could not cut the screenshot: ${String(error)}` })
     })
     return { bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), width: size.width, height: sliceHeight }

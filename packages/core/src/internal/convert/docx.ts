@@ -7,6 +7,7 @@ import JSZip from "jszip"
 import mammoth from "mammoth"
 import { ContentError } from "../../Errors.js"
 import * as Html from "../../Html.js"
+import { checkArchive } from "./archive.js"
 import { parseXml, descendantsNamed, textOf } from "./xml.js"
 
 const coreTitle = async (zip: JSZip): Promise<string | undefined> => {
@@ -18,8 +19,9 @@ const coreTitle = async (zip: JSZip): Promise<string | undefined> => {
 
 const escapeHtml = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;")
 
-/** Converts a .docx; a file that is not a readable Word document is `Corrupt`. */
+/** Converts a .docx; a file that is not a readable Word document is `Corrupt`, one that inflates past the caps `TooLarge`. */
 export const convertDocx = async (bytes: Uint8Array): Promise<Root> => {
+  await checkArchive(bytes, "docx")
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   try {
     const [result, title] = await Promise.all([

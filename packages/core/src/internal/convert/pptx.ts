@@ -7,6 +7,7 @@ import type { Element, ElementContent, Root } from "hast"
 import JSZip from "jszip"
 import { posix } from "node:path"
 import { ContentError } from "../../Errors.js"
+import { checkArchive } from "./archive.js"
 import { documentTree, h, table } from "./hast.js"
 import { childNamed, childrenNamed, descendantsNamed, parseXml, textOf, type XmlElement } from "./xml.js"
 
@@ -140,8 +141,9 @@ const slideContent = async (zip: JSZip, part: string): Promise<{ title?: string;
   return { ...into, notes }
 }
 
-/** Converts a .pptx; a file without a readable presentation part is `Corrupt`. */
+/** Converts a .pptx; a file without a readable presentation part is `Corrupt`, one that inflates past the caps `TooLarge`. */
 export const convertPptx = async (bytes: Uint8Array): Promise<Root> => {
+  await checkArchive(bytes, "pptx")
   let zip: JSZip
   let presentation: string | undefined
   try {

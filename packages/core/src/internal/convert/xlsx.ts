@@ -6,6 +6,7 @@
 import ExcelJS from "exceljs"
 import type { Element, ElementContent, Root } from "hast"
 import { ContentError } from "../../Errors.js"
+import { checkArchive } from "./archive.js"
 import { formatDate, formatNumber } from "./cellFormat.js"
 import { documentTree, h, table } from "./hast.js"
 
@@ -62,8 +63,9 @@ const sheetTable = (sheet: ExcelJS.Worksheet): Element | undefined => {
   return table(rows.map((row) => Array.from({ length: last - first }, (_, i) => row[first + i] ?? "")))
 }
 
-/** Converts a workbook; a file exceljs cannot open is `Corrupt`. */
+/** Converts a workbook; a file exceljs cannot open is `Corrupt`, one that inflates past the caps `TooLarge`. */
 export const convertXlsx = async (bytes: Uint8Array): Promise<Root> => {
+  await checkArchive(bytes, "xlsx")
   const workbook = new ExcelJS.Workbook()
   try {
     await workbook.xlsx.load(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) as unknown as ExcelJS.Buffer)

@@ -3,9 +3,10 @@
  * features the classifier uses. One decode per image (sharp), then small thumbnails.
  */
 import sharp from "sharp"
+import { MAX_IMAGE_PIXELS } from "../convert/limits.js"
 
-/** Decoded images larger than this are refused (a decompression bomb is not an image of the page). */
-const MAX_INPUT_PIXELS = 100_000_000
+/** Decoded images larger than this are refused (a decompression bomb is not an image of the page): 40 megapixels. */
+const MAX_INPUT_PIXELS = MAX_IMAGE_PIXELS
 
 /** The features of one decoded image. */
 export interface Analysis {

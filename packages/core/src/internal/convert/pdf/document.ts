@@ -1,7 +1,9 @@
 /**
  * A PDF → the hast document: pdfjs (legacy build, which runs on Node 20) reads each page's text layer; pages without
  * text but with images are scans, recognised with OCR when allowed; every page's runs go through the same layout
- * (lines, columns, tables, blocks). Running headers, footers and page numbers are dropped.
+ * (lines, columns, tables, blocks). Running headers, footers and page numbers are dropped. What a PDF may decode into is
+ * bounded before and while pdfjs reads it: Flate streams (`streams.ts`), image pixels, pages read, text taken and
+ * pages OCRed (`../limits.ts`).
  */
 import type { Element, Root } from "hast"
 import { createRequire } from "node:module"
@@ -10,11 +12,13 @@ import { pathToFileURL } from "node:url"
 import type { PDFDocumentProxy, PDFPageProxy } from "pdfjs-dist/legacy/build/pdf.mjs"
 import { ContentError, InvalidRequest } from "../../../Errors.js"
 import { documentTree } from "../hast.js"
+import { MAX_IMAGE_PIXELS, MAX_OCR_PAGES, MAX_PDF_PAGES, MAX_PDF_TEXT_CHARS, tooLarge } from "../limits.js"
 import { appendAcrossSeam, blocksOfPage } from "./page.js"
 import { type Line, lineText } from "./model.js"
 import { toLines } from "./lines.js"
 import { ocrPdfPages } from "./ocr.js"
 import { pdfjs } from "./pdfjs.js"
+import { checkStreams } from "./streams.js"
 import { type LinkAnnotation, pageRuns } from "./textRuns.js"
 import { typographyOf } from "./blocks.js"
 
@@ -53,7 +57,15 @@ const open = async (bytes: Uint8Array): Promise<PDFDocumentProxy> => {
   try {
     // pdfjs takes ownership of (and detaches) the buffer it is given, so it gets a copy.
     const { getDocument } = await pdfjs()
-    return await getDocument({ data: new Uint8Array(bytes), verbosity: 0, isEvalSupported: false, useSystemFonts: false, ...assets }).promise
+    // maxImageSize: pdfjs skips an image declaring more pixels instead of decoding it.
+    return await getDocument({
+      data: new Uint8Array(bytes),
+      verbosity: 0,
+      isEvalSupported: false,
+      useSystemFonts: false,
+      maxImageSize: MAX_IMAGE_PIXELS,
+      ...assets
+    }).promise
   } catch (error) {
     const name = (error as { name?: string }).name
     if (name === "PasswordException") {
@@ -90,6 +102,9 @@ const checkRange = (options: PdfOptions, count: number): [number, number] => {
     throw new InvalidRequest({ reason: "Invalid", field: "pdf.start", detail: `The PDF has ${count} page${count === 1 ? "" : "s"}; start page ${start} is past its end` })
   }
   if (end < start) throw new InvalidRequest({ reason: "Invalid", field: "pdf.end", detail: "must not be before the start page" })
+  if (end - start + 1 > MAX_PDF_PAGES) {
+    throw tooLarge(`The PDF has ${count} pages; Sift reads at most ${MAX_PDF_PAGES} pages of a PDF per request: ask for a page range (pdf start and end)`)
+  }
   return [start, end]
 }
 
@@ -112,18 +127,26 @@ const linksByPage = async (pdf: PDFDocumentProxy, start: number, end: number): P
 
 /** Converts a PDF; rejects with `ContentError` (corrupt, encrypted, images only) or `InvalidRequest` (page range). */
 export const convertPdf = async (bytes: Uint8Array, options: PdfOptions = {}): Promise<PdfDocument> => {
+  checkStreams(bytes)
   const pdf = await open(bytes)
   try {
     const [start, end] = checkRange(options, pdf.numPages)
-    const pages: Array<{ number: number; lines: Array<Line>; height: number }> = []
+    const pages: Array<{ number: number; lines: Array<Line>; width: number; height: number }> = []
     const scans: Array<number> = []
     const links = await linksByPage(pdf, start, end)
+    let characters = 0
     for (let number = start; number <= end; number++) {
       options.signal?.throwIfAborted()
       const page = await pdf.getPage(number)
-      const lines = toLines(await pageRuns(page, links.get(number - 1)))
+      const runs = await pageRuns(page, links.get(number - 1))
+      for (const run of runs) for (const span of run.spans) characters += span.text.length
+      if (characters > MAX_PDF_TEXT_CHARS) {
+        throw tooLarge(`The PDF's text passes ${MAX_PDF_TEXT_CHARS} characters by page ${number}; Sift takes at most that much text from one PDF: ask for a page range`)
+      }
+      const lines = toLines(runs)
       if (lines.length === 0 && await hasImages(page)) scans.push(number)
-      pages.push({ number, lines, height: page.getViewport({ scale: 1 }).height })
+      const viewport = page.getViewport({ scale: 1 })
+      pages.push({ number, lines, width: viewport.width, height: viewport.height })
 
     }
     const textPages = pages.filter((page) => page.lines.length > 0).length
@@ -135,7 +158,10 @@ export const convertPdf = async (bytes: Uint8Array, options: PdfOptions = {}): P
     }
     let ocrPages = 0
     if (scans.length > 0 && options.ocr === true) {
-      const recognised = await ocrPdfPages(bytes, scans, options.signal)
+      if (scans.length > MAX_OCR_PAGES) {
+        throw tooLarge(`The PDF has ${scans.length} scanned pages; Sift OCRs at most ${MAX_OCR_PAGES} pages per request: ask for a page range`)
+      }
+      const recognised = await ocrPdfPages(bytes, pages.filter((page) => scans.includes(page.number)), options.signal)
       for (const page of pages) {
         const runs = recognised.get(page.number)
         if (runs === undefined) continue

@@ -6,6 +6,7 @@
 import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { MAX_IMAGE_PIXELS } from "../limits.js"
 import { runTool } from "../tools.js"
 import type { Run } from "./model.js"
 
@@ -58,17 +59,37 @@ export const withScratch = async <A>(use: (dir: string) => Promise<A>): Promise<
   }
 }
 
-/** OCRs the given 1-based pages of a PDF, returning each page's runs in points. */
-export const ocrPdfPages = (bytes: Uint8Array, pages: ReadonlyArray<number>, signal?: AbortSignal): Promise<Map<number, Array<Run>>> =>
+/**
+ * The resolution a page of `width` × `height` points is rasterised at: 300 dpi, lowered for a page so large that
+ * 300 dpi would pass {@link MAX_IMAGE_PIXELS} (a page may declare 200 × 200 inches: 3.6 gigapixels at 300 dpi).
+ */
+export const rasterDpi = (width: number, height: number): number => {
+  const squareInches = Math.max(1e-6, (width / 72) * (height / 72))
+  return Math.max(1, Math.min(DPI, Math.floor(Math.sqrt(MAX_IMAGE_PIXELS / squareInches))))
+}
+
+/** Largest image pdftoppm may write: an 8-bit grey page at the pixel cap, with room for PNG's overhead. */
+const MAX_RASTER_BYTES = MAX_IMAGE_PIXELS + 16 * 1024 * 1024
+
+/** OCRs the given 1-based pages of a PDF (sizes in points), returning each page's runs in points. */
+export const ocrPdfPages = (
+  bytes: Uint8Array,
+  pages: ReadonlyArray<{ readonly number: number; readonly width: number; readonly height: number }>,
+  signal?: AbortSignal
+): Promise<Map<number, Array<Run>>> =>
   withScratch(async (dir) => {
     const pdf = join(dir, "input.pdf")
     await writeFile(pdf, bytes)
     const out = new Map<number, Array<Run>>()
-    for (const page of pages) {
-      const prefix = join(dir, `page-${page}`)
-      await runTool("pdftoppm", ["-r", String(DPI), "-gray", "-png", "-f", String(page), "-l", String(page), "-singlefile", pdf, prefix], { signal })
-      const image = (await readdir(dir)).find((name) => name.startsWith(`page-${page}.`))
-      out.set(page, image === undefined ? [] : await imageRuns(join(dir, image), signal))
+    for (const { number, width, height } of pages) {
+      const prefix = join(dir, `page-${number}`)
+      const dpi = rasterDpi(width, height)
+      await runTool("pdftoppm", ["-r", String(dpi), "-gray", "-png", "-f", String(number), "-l", String(number), "-singlefile", pdf, prefix], {
+        signal,
+        maxFileBytes: MAX_RASTER_BYTES
+      })
+      const image = (await readdir(dir)).find((name) => name.startsWith(`page-${number}.`))
+      out.set(number, image === undefined ? [] : await imageRuns(join(dir, image), signal, dpi))
     }
     return out
   })

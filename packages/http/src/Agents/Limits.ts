@@ -1,7 +1,7 @@
 /**
  * Limits of the unauthenticated registration endpoints (`POST /agent/identity`, `POST /oauth2/register`): a fixed
  * one-minute window per client address, counted by the same `RateLimiter` as API keys (so it holds across replicas),
- * and the hourly removal of registrations and authorization codes that expired more than a day ago.
+ * and the hourly removal of registrations, authorization codes and access-token links that expired more than a day ago.
  *
  * @since 0.1.0
  */
@@ -31,12 +31,15 @@ export const limitRegistrations = <E, R>(answer: Effect.Effect<HttpServerRespons
     )
   })
 
-/** Removes registrations and authorization codes that expired more than a day ago; answers how many. */
+/** Removes registrations, authorization codes and access-token links that expired more than a day ago; answers how many. */
 export const removeExpired = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const registrations = yield* sql`DELETE FROM agent_registrations WHERE expires_at < now() - interval '1 day' RETURNING id`
   const codes = yield* sql`DELETE FROM oauth_codes WHERE expires_at < now() - interval '1 day' RETURNING code_hash`
-  return { registrations: registrations.length, codes: codes.length }
+  // An access token's link to its grant only matters while the token (an expiring API key) can still be used.
+  const tokens = yield* sql`DELETE FROM oauth_access_tokens t USING api_keys k
+    WHERE k.id = t.key_id AND k.expires_at < now() - interval '1 day' RETURNING t.key_id`
+  return { registrations: registrations.length, codes: codes.length, accessTokens: tokens.length }
 })
 
 /**

@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import { Errors } from "@sift/core"
+import * as Json from "./internal/json.js"
 
 /** A parsed query value: a string, a list of values, or an object of values. */
 export type QueryValue = string | ReadonlyArray<QueryValue> | { readonly [key: string]: QueryValue }
@@ -51,6 +52,9 @@ export const parse = (search: string | URLSearchParams): Query => {
   const out: Record<string, unknown> = Object.create(null)
   for (const [key, value] of params) {
     const path = pathOf(key)
+    // Bracket paths are cut at the JSON depth limit, so no walk over the parsed query can overflow; no member nests
+    // anywhere near it, so a cut one still fails its member's validation.
+    if (path.length > Json.MAX_DEPTH) path.length = Json.MAX_DEPTH
     if (path.some((part) => part === "__proto__" || part === "constructor" || part === "prototype")) continue
     assign(out, path, value)
   }
@@ -90,6 +94,7 @@ export const asString = (query: Query, field: string): string | undefined => {
 }
 
 const fromJson = (field: string, text: string): unknown => {
+  if (Json.textNestsDeeper(text)) throw invalid(field, Json.TOO_DEEP)
   try {
     return JSON.parse(text)
   } catch {

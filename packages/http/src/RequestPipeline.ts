@@ -12,6 +12,8 @@ import { ApiKeys, CreditLedger, Permissions, Plans, RateLimiter } from "@sift/au
 import { Cause, Clock, Context, Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import * as ErrorMapping from "./ErrorMapping.js"
+import * as Body from "./internal/body.js"
+import * as Json from "./internal/json.js"
 import { stringify } from "./internal/json.js"
 import { redact, redactJsonParts, redactJsonText, redactQuery } from "./internal/redaction.js"
 import * as QueryParams from "./QueryParams.js"
@@ -81,27 +83,35 @@ const json = (status: number, text: string, byteLength: number, headers: Record<
 /** The JSON body of a POST, or undefined for GET; malformed JSON is a validation error. */
 const hasNoBody = (method: string) => method === "GET" || method === "HEAD" || method === "DELETE"
 
+const unreadable = () => new ErrorMapping.ApiFailure({ code: "INPUT_VALIDATION_ERROR", detail: "body: could not be read" })
+
+/**
+ * The JSON body: at most `Body.MAX_JSON_BODY_BYTES` (else 413 `CONTENT_TOO_LARGE`, told before reading when declared)
+ * and `Json.MAX_DEPTH` levels deep (checked on the text before parsing, so no walk over the value can overflow).
+ */
 const readBody = (request: HttpServerRequest.HttpServerRequest) =>
-  hasNoBody(request.method)
-    ? Effect.succeed(undefined as unknown)
-    : Effect.flatMap(request.text, (text) =>
-      Effect.try({
-        try: () => (text.trim() === "" ? {} : JSON.parse(text)) as unknown,
+  Effect.flatMap(
+    Effect.mapError(Body.read(request, Body.MAX_JSON_BODY_BYTES), (why) =>
+      why === "TooLarge"
+        ? new ErrorMapping.ApiFailure({ code: "CONTENT_TOO_LARGE", detail: `body: a JSON body may have at most ${Body.MAX_JSON_BODY_BYTES} bytes (2 MiB)` })
+        : unreadable()),
+    (bytes) => {
+      const text = Body.text(bytes)
+      if (text.trim() === "") return Effect.succeed({} as unknown)
+      if (Json.textNestsDeeper(text)) return Effect.fail(new ErrorMapping.ApiFailure({ code: "INPUT_VALIDATION_ERROR", detail: Json.tooDeep("body") }))
+      return Effect.try({
+        try: () => JSON.parse(text) as unknown,
         catch: (error) => new ErrorMapping.ApiFailure({ code: "INPUT_VALIDATION_ERROR", detail: `body: malformed JSON (${(error as Error).message})` })
-      })).pipe(
-        Effect.catchTag("RequestError", () => Effect.fail(new ErrorMapping.ApiFailure({ code: "INPUT_VALIDATION_ERROR", detail: "body: could not be read" })))
-      )
+      })
+    }
+  )
 
 /** The raw bytes of an upload; more than `limit` is 413 `CONTENT_TOO_LARGE`, told before reading when declared. */
-const readBytes = (request: HttpServerRequest.HttpServerRequest, limit: number) => {
-  const tooLarge = new ErrorMapping.ApiFailure({ code: "CONTENT_TOO_LARGE", detail: `body: the upload exceeds ${limit} bytes` })
-  const declared = Number(request.headers["content-length"] ?? "0")
-  if (declared > limit) return Effect.fail(tooLarge)
-  return Effect.flatMap(request.arrayBuffer, (buffer) =>
-    buffer.byteLength > limit ? Effect.fail(tooLarge) : Effect.succeed(new Uint8Array(buffer))).pipe(
-      Effect.catchTag("RequestError", () => Effect.fail(new ErrorMapping.ApiFailure({ code: "INPUT_VALIDATION_ERROR", detail: "body: could not be read" })))
-    )
-}
+const readBytes = (request: HttpServerRequest.HttpServerRequest, limit: number) =>
+  Effect.mapError(Body.read(request, limit), (why) =>
+    why === "TooLarge"
+      ? new ErrorMapping.ApiFailure({ code: "CONTENT_TOO_LARGE", detail: `body: the upload exceeds ${limit} bytes` })
+      : unreadable())
 
 /** What a request came to: its status, its body (and members already serialized), its error code for the log. */
 interface Outcome {

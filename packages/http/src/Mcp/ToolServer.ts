@@ -7,6 +7,7 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js"
+import * as Json from "../internal/json.js"
 import * as Tools from "./Tools.js"
 
 /** The name and version clients see. */
@@ -56,7 +57,11 @@ export const make = (dispatch: Tools.Dispatch, scopes: ReadonlyArray<Tools.Scope
       return result(404, { error_code: "NOT_FOUND", message: `No tool named ${request.params.name}` })
     }
     if (!Tools.allowed(tool, scopes)) return insufficientScope(tool)
-    const response = await dispatch(tool.request(request.params.arguments ?? {}))
+    // Arguments nested deeper than the API accepts are cut one level past its limit: serializing them into the API
+    // request cannot overflow the stack, and the API still refuses them with its own error (and logs the refusal).
+    const args = request.params.arguments ?? {}
+    const bounded = Json.valueNestsDeeper(args) ? Json.cutBelow(args, Json.MAX_DEPTH) as Record<string, unknown> : args
+    const response = await dispatch(tool.request(bounded))
     return result(response.status, response.body)
   })
   return server

@@ -15,6 +15,7 @@ import { CacheStore, Migrations, Sql } from "@sift/store"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import { ConfigProvider, Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import * as App from "../../src/App.js"
+import * as Server from "../../src/Server.js"
 
 export interface TestService {
   /** `http://127.0.0.1:<port>/v1` */
@@ -43,13 +44,17 @@ export const start = async (options: {
   readonly browser?: boolean | undefined
   /** Settings read from the environment by the application (monitors), over the defaults below. */
   readonly env?: Readonly<Record<string, string>> | undefined
+  /** Serves on the listener `sift serve` runs (the API front for /v1/) instead of the platform's Node server. */
+  readonly listener?: boolean | undefined
 } = {}): Promise<TestService> => {
   const dir = options.dataDir ?? mkdtempSync(join(tmpdir(), "sift-api-"))
   const storage = options.databaseUrl === undefined ? Sql.layerPglite({ dir }) : Sql.layerPg({ url: Redacted.make(options.databaseUrl) })
   const database = Layer.tap(storage, (context) =>
     Effect.provide(Migrations.run({ store: Migrations.store, ...App.migrations }), context))
   const platform = Layer.mergeAll(
-    NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }),
+    options.listener === true
+      ? Layer.mergeAll(Server.layerListener({ port: 0, host: "127.0.0.1" }), NodeHttpServer.layerContext)
+      : NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }),
     Fetcher.layer({ allowPrivateTargets: true, ...(options.hostRules === undefined ? {} : { hostRules: options.hostRules }) }),
     CacheStore.layer(),
     options.browser === true

@@ -17,6 +17,7 @@ import * as http from "node:http"
 import * as https from "node:https"
 import type { ServiceConfig } from "../../ServiceConfig.js"
 import * as ApiFront from "./apiFront.js"
+import * as ClientError from "./clientError.js"
 import { isLoopbackBind, refusal } from "./httpsRule.js"
 
 /** What the listener reads of the service configuration. */
@@ -102,6 +103,8 @@ export const make = (config: ListenerConfig): Effect.Effect<Listener, unknown, S
     // The one "request" listener: counts, then hands the request to the API front or to the platform's handler.
     type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void
     let served: { readonly platform: Handler; readonly api: Handler } | undefined
+    // Requests Node's parser refuses (headers over maxHeaderSize, malformed HTTP) get the contract's JSON error body.
+    server.on("clientError", ClientError.handler)
     server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => {
       inFlight++
       res.once("close", finished)

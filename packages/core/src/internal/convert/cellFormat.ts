@@ -1,96 +1,81 @@
 /**
- * Spreadsheet values shown as a person sees them in Excel: dates through their number format (`d-mmm-yy`,
- * `yyyy-mm-dd hh:mm`), numbers with their decimals, thousands separators, percent and currency, and everything else
- * as plain text. Only the common format codes are understood; anything else falls back to a readable default.
+ * Spreadsheet values shown as a person sees them in Excel, through the cell's number format code: dates and elapsed
+ * times (`d-mmm-yy`, `[h]:mm:ss`), fractions (`# ?/?`), scientific notation, thousands scaling (`#,##0,`), percent,
+ * currency, conditional sections and the text section (`@`). The format codes are read by `numfmt`, which follows
+ * ECMA-376 and Excel's quirks; Sift keeps only its own "General": integers in full and at most 10 significant digits
+ * otherwise (Excel's General shortens to the column's width, which a Markdown table does not have).
  */
+import * as Numfmt from "numfmt"
 
-const monthsShort = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-const monthsLong = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
-const daysShort = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-const daysLong = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
+/** Excel refuses number format codes longer than this; a longer one is read as General. */
+const MAX_FORMAT_LENGTH = 255
 
-const pad = (n: number, width = 2) => String(n).padStart(width, "0")
+/**
+ * numfmt keeps every pattern it has parsed (about 4 KB each) for the life of the process, so the distinct patterns
+ * handed to it are capped: past this many, a new pattern is read as General (real workbooks use a few dozen).
+ */
+const MAX_DISTINCT_FORMATS = 2_000
+const known = new Set<string>()
 
-/** The first section of a format code, without colours, conditions, and escapes that change no digits. */
-const firstSection = (format: string): string =>
-  format.split(";")[0]!.replace(/\[(?:Red|Black|Blue|Green|White|Yellow|Cyan|Magenta|Color\s*\d+|[<>=][^\]]*)\]/gi, "")
+const options = { throws: true, locale: "en" } as const
 
-/** Whether a number format shows a date or time. */
-export const isDateFormat = (format: string | undefined): boolean => {
-  if (format === undefined) return false
-  const code = firstSection(format).replace(/"[^"]*"|\\.|\[\$[^\]]*\]/g, "")
-  return /[dmyhs]/i.test(code) && !/^[#0.,%\s]*$/.test(code)
+/** The format code to hand to numfmt, or undefined for General (absent, General, too long, or past the cap). */
+const usable = (format: string | undefined): string | undefined => {
+  if (format === undefined || format === "" || format.length > MAX_FORMAT_LENGTH || /^general$/i.test(format)) return undefined
+  if (known.has(format)) return format
+  if (known.size >= MAX_DISTINCT_FORMATS || !Numfmt.isValidFormat(format)) return undefined
+  known.add(format)
+  return format
 }
 
-/** Formats a date (Excel dates are wall-clock times, read here in UTC) with a date format code. */
-export const formatDate = (date: Date, format: string | undefined): string => {
-  if (Number.isNaN(date.getTime())) return ""
-  const code = firstSection(format ?? "").replace(/\[\$[^\]]*\]/g, "")
-  const hasTime = date.getUTCHours() + date.getUTCMinutes() + date.getUTCSeconds() > 0
-  if (code === "" || !isDateFormat(code)) {
-    const day = `${date.getUTCFullYear()}-${pad(date.getUTCMonth() + 1)}-${pad(date.getUTCDate())}`
-    return hasTime ? `${day} ${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}` : day
-  }
-  const twelve = /AM\/PM|A\/P/i.test(code)
-  const tokens = code.match(/"[^"]*"|\\.|AM\/PM|A\/P|y+|m+|d+|h+|s+|./gi) ?? []
-  let out = ""
-  let afterHour = false
-  tokens.forEach((token, i) => {
-    const lower = token.toLowerCase()
-    const hours = date.getUTCHours()
-    if (token.startsWith("\"")) out += token.slice(1, -1)
-    else if (token.startsWith("\\")) out += token.slice(1)
-    else if (/^am\/pm$/i.test(token)) out += hours < 12 ? "AM" : "PM"
-    else if (/^a\/p$/i.test(token)) out += hours < 12 ? "A" : "P"
-    else if (lower.startsWith("y")) out += lower.length <= 2 ? pad(date.getUTCFullYear() % 100) : String(date.getUTCFullYear())
-    else if (lower.startsWith("d")) {
-      out += lower.length === 1 ? String(date.getUTCDate()) : lower.length === 2 ? pad(date.getUTCDate())
-        : lower.length === 3 ? daysShort[date.getUTCDay()] : daysLong[date.getUTCDay()]
-    } else if (lower.startsWith("h")) {
-      const h = twelve ? ((hours + 11) % 12) + 1 : hours
-      out += lower.length === 1 ? String(h) : pad(h)
-      afterHour = true
-      return
-    } else if (lower.startsWith("s")) out += lower.length === 1 ? String(date.getUTCSeconds()) : pad(date.getUTCSeconds())
-    else if (lower.startsWith("m")) {
-      // `m` is minutes right after hours or right before seconds, months otherwise.
-      const nextUnit = tokens.slice(i + 1).find((t) => /^[a-z]/i.test(t))?.toLowerCase()
-      if ((afterHour || nextUnit?.startsWith("s")) && lower.length <= 2) {
-        out += lower.length === 1 ? String(date.getUTCMinutes()) : pad(date.getUTCMinutes())
-      } else {
-        const month = date.getUTCMonth()
-        out += lower.length === 1 ? String(month + 1) : lower.length === 2 ? pad(month + 1)
-          : lower.length === 3 ? monthsShort[month] : lower.length === 5 ? monthsLong[month]![0] : monthsLong[month]
-      }
-    } else out += token
-    if (/^[a-z]/i.test(token)) afterHour = false
-  })
-  return out
-}
+const pad = (n: number) => String(n).padStart(2, "0")
 
 const general = (value: number): string => {
   if (Number.isInteger(value)) return String(value)
-  // Excel shows at most about 10 significant digits in General; this also hides binary noise (0.1 + 0.2).
+  // At most 10 significant digits, as Excel's General in a wide column; this also hides binary noise (0.1 + 0.2).
   return String(Number(value.toPrecision(10)))
+}
+
+const attempt = (format: string, value: unknown): string | undefined => {
+  try {
+    return Numfmt.format(format, value, options)
+  } catch {
+    return undefined
+  }
+}
+
+/** Whether a number format shows a date or time. */
+export const isDateFormat = (format: string | undefined): boolean => {
+  const code = usable(format)
+  return code !== undefined && Numfmt.isDateFormat(code)
 }
 
 /** Formats a number with a number format code (General when absent or not understood). */
 export const formatNumber = (value: number, format: string | undefined): string => {
-  if (format === undefined || format === "" || /^general$/i.test(format)) return general(value)
-  const sections = format.split(";")
-  const section = value < 0 && sections[1] !== undefined ? sections[1] : sections[0]!
-  const code = section.replace(/\[[^\]]*\]/g, (m) => /^\[\$([^-\]]*)/.exec(m)?.[1] ?? "").replace(/_.|\*./g, "")
-  const digits = /[#0?][#0?,.]*%?/.exec(code.replace(/"[^"]*"/g, (m) => " ".repeat(m.length)))
-  if (digits === null) return general(value)
-  const pattern = digits[0]
-  const percent = code.includes("%")
-  const decimals = /\.([0#?]*)/.exec(pattern)?.[1]?.length ?? 0
-  const grouped = /[#0],[#0]/.test(pattern)
-  const negative = value < 0 && sections[1] === undefined
-  const number = Math.abs(percent ? value * 100 : value)
-    .toLocaleString("en-US", { minimumFractionDigits: decimals, maximumFractionDigits: decimals, useGrouping: grouped })
-  const strip = (part: string) => part.replace(/"([^"]*)"/g, "$1").replace(/\\(.)/g, "$1")
-  const prefix = strip(code.slice(0, digits.index))
-  const suffix = strip(code.slice(digits.index + pattern.length))
-  return `${negative ? "-" : ""}${prefix}${number}${pattern.endsWith("%") ? "%" : ""}${suffix}`.trim()
+  const code = usable(format)
+  return (code === undefined ? undefined : attempt(code, value)) ?? general(value)
+}
+
+/** Formats text with the text section of a format code (`"Note: "@`); General and number-only codes keep it as is. */
+export const formatText = (text: string, format: string | undefined): string => {
+  const code = usable(format)
+  return (code === undefined ? undefined : attempt(code, text)) ?? text
+}
+
+/**
+ * Formats a date with a date format code. Excel dates are wall-clock times, which exceljs gives as UTC; the serial
+ * day number is taken from the UTC clock. Without a date format, the ISO date (and time, when there is one).
+ */
+export const formatDate = (date: Date, format: string | undefined): string => {
+  const time = date.getTime()
+  if (Number.isNaN(time)) return ""
+  const code = usable(format)
+  if (code !== undefined && Numfmt.isDateFormat(code)) {
+    // Days since 1899-12-30, the serial date of the 1900 system (1900-03-01 onwards; earlier dates are rare in sheets).
+    const shown = attempt(code, time / 86_400_000 + 25_569)
+    if (shown !== undefined) return shown
+  }
+  const day = `${date.getUTCFullYear()}-${pad(date.getUTCMonth() + 1)}-${pad(date.getUTCDate())}`
+  const hasTime = date.getUTCHours() + date.getUTCMinutes() + date.getUTCSeconds() > 0
+  return hasTime ? `${day} ${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}` : day
 }

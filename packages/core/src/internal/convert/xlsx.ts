@@ -7,7 +7,7 @@ import ExcelJS from "exceljs"
 import type { Element, ElementContent, Root } from "hast"
 import { ContentError } from "../../Errors.js"
 import { checkArchive } from "./archive.js"
-import { formatDate, formatNumber } from "./cellFormat.js"
+import { formatDate, formatNumber, formatText } from "./cellFormat.js"
 import { documentTree, h, table } from "./hast.js"
 
 type CellValue = ExcelJS.CellValue
@@ -18,7 +18,7 @@ export const displayValue = (value: CellValue, format: string | undefined): stri
   if (value instanceof Date) return formatDate(value, format)
   if (typeof value === "number") return formatNumber(value, format)
   if (typeof value === "boolean") return value ? "TRUE" : "FALSE"
-  if (typeof value === "string") return value
+  if (typeof value === "string") return formatText(value, format)
   if ("richText" in value) return value.richText.map((part) => part.text).join("")
   if ("error" in value) return String(value.error)
   if ("hyperlink" in value) return displayValue(value.text as CellValue, format)

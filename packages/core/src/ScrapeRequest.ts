@@ -4,9 +4,11 @@
  *
  * @since 0.1.0
  */
-import { Effect, ParseResult, Schema } from "effect"
+import { Effect, Either, ParseResult, Schema } from "effect"
+import * as Actions from "./Actions.js"
 import * as ContentFilter from "./ContentFilter.js"
 import { InvalidRequest } from "./Errors.js"
+import { validateBrowserSelector } from "./internal/page/browserSelector.js"
 import * as ParseRules from "./ParseRules.js"
 
 /** Upper bound of every timeout in the contract (milliseconds). */
@@ -233,6 +235,8 @@ const crossCheck = (request: ScrapeRequest): Effect.Effect<ScrapeRequest, Invali
     const error = ContentFilter.validateSelectors(shared?.[name] ?? [], `sharedParams.${name}`)
     if (error !== undefined) return Effect.fail(error)
   }
+  const browserSelector = browserSelectorProblem(request)
+  if (browserSelector !== undefined) return Effect.fail(browserSelector)
   for (const [name, rule] of Object.entries(request.parseParams?.rules ?? {})) {
     const problem = ParseRules.validateSelector(typeof rule === "string" ? rule : rule.selector)
     if (problem !== undefined) return Effect.fail(invalid(`parseParams.rules.${name}`, problem))
@@ -259,6 +263,38 @@ const crossCheck = (request: ScrapeRequest): Effect.Effect<ScrapeRequest, Invali
     }))
   }
   return Effect.succeed(request)
+}
+
+/**
+ * The first selector the browser would be given (`waitFor`, an action's selector or CSS target, the screenshot area's)
+ * that it cannot use, as the request's error naming its field. Checked here so that a bad selector is a 400, not a
+ * browser error taken for a site that could not be loaded.
+ */
+const browserSelectorProblem = (request: ScrapeRequest): InvalidRequest | undefined => {
+  const check = (field: string, selector: string) => {
+    const problem = validateBrowserSelector(selector)
+    return problem === undefined ? undefined : invalid(field, `invalid CSS selector: ${problem}`)
+  }
+  const shared = request.sharedParams
+  if (typeof shared?.waitFor === "string") {
+    const problem = check("sharedParams.waitFor", shared.waitFor)
+    if (problem !== undefined) return problem
+  }
+  for (const [index, action] of (shared?.actions ?? []).entries()) {
+    const field = `sharedParams.actions[${index}]`
+    const problem = action.type === "waitFor" || (action.type === "scroll" && action.selector !== undefined)
+      ? check(`${field}.selector`, action.selector!)
+      : action.type === "perform"
+      ? Either.match(Actions.parse(action.action), {
+        // The grammar's own mistakes stay the action's outcome (`failed`, with the reason); only its CSS is checked here.
+        onLeft: () => undefined,
+        onRight: (instruction) => "target" in instruction && instruction.target.by === "css" ? check(`${field}.action`, instruction.target.selector) : undefined
+      })
+      : undefined
+    if (problem !== undefined) return problem
+  }
+  const area = request.screenshotParams?.area
+  return typeof area === "object" && "selector" in area ? check("screenshotParams.area.selector", area.selector) : undefined
 }
 
 /** The fixed waits a request asks for: `waitFor` in milliseconds plus every `wait` action. */

@@ -82,8 +82,40 @@ describe("ScrapeRequest.decode", () => {
     ["a bad zdr value", { ...base, zdr: "on" }, "zdr", "INPUT_VALIDATION_ERROR"],
     ["a pdf range that ends before it starts", { ...base, sharedParams: { parsers: { pdf: { startPage: 3, endPage: 2 } } } }, "sharedParams.parsers.pdf.endPage", "INPUT_VALIDATION_ERROR"],
     ["an invalid include selector", { ...base, sharedParams: { includeSelectors: ["main", "div[["] } }, "sharedParams.includeSelectors[1]", "INPUT_VALIDATION_ERROR"],
-    ["an invalid parse rule selector", { ...base, formats: { parse: true }, parseParams: { rules: { title: "h1[" } } }, "parseParams.rules.title", "INPUT_VALIDATION_ERROR"]
+    ["an invalid parse rule selector", { ...base, formats: { parse: true }, parseParams: { rules: { title: "h1[" } } }, "parseParams.rules.title", "INPUT_VALIDATION_ERROR"],
+    ["an invalid waitFor selector", { ...base, sharedParams: { waitFor: "div[" } }, "sharedParams.waitFor", "INPUT_VALIDATION_ERROR"],
+    ["a waitFor selector only Playwright knows", { ...base, sharedParams: { waitFor: "text=Sign in" } }, "sharedParams.waitFor", "INPUT_VALIDATION_ERROR"],
+    ["a waitFor selector with a pseudo-class Chromium lacks", { ...base, sharedParams: { waitFor: "a:contains('x')" } }, "sharedParams.waitFor", "INPUT_VALIDATION_ERROR"],
+    ["an invalid waitFor action selector", { ...base, sharedParams: { actions: [{ type: "waitFor", selector: "##x" }] } }, "sharedParams.actions[0].selector", "INPUT_VALIDATION_ERROR"],
+    ["an invalid scroll container", { ...base, sharedParams: { actions: [{ type: "wait", milliseconds: 1 }, { type: "scroll", selector: "ul:not(" }] } }, "sharedParams.actions[1].selector", "INPUT_VALIDATION_ERROR"],
+    ["an invalid css target of a perform action", { ...base, sharedParams: { actions: [{ type: "perform", action: "click css div[" }] } }, "sharedParams.actions[0].action", "INPUT_VALIDATION_ERROR"],
+    ["an invalid bare css target of a perform action", { ...base, sharedParams: { actions: [{ type: "perform", action: "type \"x\" into #q:nope" }] } }, "sharedParams.actions[0].action", "INPUT_VALIDATION_ERROR"],
+    ["an invalid screenshot area selector", { ...base, formats: { screenshot: true }, screenshotParams: { area: { selector: "p::before" } } }, "screenshotParams.area.selector", "INPUT_VALIDATION_ERROR"]
   ]
+  it.effect("accepts the selectors the browser takes; a perform instruction's own grammar is left to its outcome", () =>
+    Effect.gen(function*() {
+      const request = yield* ScrapeRequest.decode({
+        ...base,
+        formats: { markdown: true, screenshot: true },
+        sharedParams: {
+          waitFor: "main article:has(> h1):not(.ad)",
+          actions: [
+            { type: "waitFor", selector: "li:nth-child(2n+1 of .item)" },
+            { type: "scroll", selector: "[data-list='results' i]" },
+            { type: "perform", action: "click css button.primary:hover" },
+            { type: "perform", action: "click \"Next: page 2\"" },
+            { type: "perform", action: "jump over the fence" }
+          ]
+        },
+        screenshotParams: { area: { selector: "#chart > svg" } },
+        timeoutOpts: { milliseconds: 30_000 }
+      })
+      expect(request.sharedParams?.actions).toHaveLength(5)
+      // The message names the selector's problem.
+      const error = yield* fails({ ...base, sharedParams: { waitFor: "div[" } })
+      expect(error.message).toMatch(/^sharedParams\.waitFor: invalid CSS selector: /)
+    }))
+
   for (const [name, input, field, code] of invalidCases) {
     it.effect(`rejects ${name} with ${code} naming ${field}`, () =>
       Effect.gen(function*() {

@@ -104,7 +104,8 @@ for (const front of fronts) {
   describe.skipIf(front.url === undefined && front.name.includes("postgres"))(`hostile input (${front.name})`, () => {
     let service: TestService.TestService
     beforeAll(async () => {
-      service = await TestService.start({ databaseUrl: front.url, listener: front.listener })
+      // A browser is configured (launched on first use) as in production: a bad selector must never reach it.
+      service = await TestService.start({ databaseUrl: front.url, listener: front.listener, browser: true })
     })
     afterAll(async () => {
       await service?.close()
@@ -236,6 +237,33 @@ for (const front of fronts) {
       expect(mapped.result?.isError).toBe(true)
       expect(mapped.result?.structuredContent.error_code).toBe("INPUT_VALIDATION_ERROR")
       expect(await logged(secret, mapped.result!.structuredContent.request_id)).toMatchObject({ path: "/v1/web/urls", error_code: "INPUT_VALIDATION_ERROR" })
+    })
+
+    it("invalid browser selectors are 400s naming the field, before any browser or site is used; nothing charged, logged", async () => {
+      const { orgId, secret } = await service.key({ credits: 100 })
+      const url = "http://127.0.0.1:9/never-fetched"
+      const cases: Array<[string, Record<string, unknown>, string]> = [
+        ["div[", { sharedParams: { waitFor: "div[" } }, "sharedParams.waitFor"],
+        ["text=Go", { sharedParams: { waitFor: "text=Go" } }, "sharedParams.waitFor"],
+        ["##x", { sharedParams: { actions: [{ type: "waitFor", selector: "##x" }] } }, "sharedParams.actions[0].selector"],
+        ["ul:not(", { sharedParams: { actions: [{ type: "scroll", selector: "ul:not(" }] } }, "sharedParams.actions[0].selector"],
+        ["a:nope", { sharedParams: { actions: [{ type: "perform", action: "click css a:nope" }] } }, "sharedParams.actions[0].action"],
+        ["p::before", { formats: { screenshot: true }, screenshotParams: { area: { selector: "p::before" } } }, "screenshotParams.area.selector"],
+        ["h1[", { sharedParams: { excludeSelectors: ["h1["] } }, "sharedParams.excludeSelectors[0]"]
+      ]
+      for (const [selector, members, field] of cases) {
+        const response = await post(secret, "/web/scrape", JSON.stringify({ url, formats: { html: true }, ...members }))
+        const body = await response.json() as Record<string, any>
+        expect([selector, response.status, body.error_code]).toEqual([selector, 400, "INPUT_VALIDATION_ERROR"])
+        expect(body.message).toMatch(new RegExp(`^${field.replace(/[[\].]/g, "\\$&")}: invalid CSS selector`))
+        expect(await logged(secret, body.request_id)).toMatchObject({ status_code: 400, error_code: "INPUT_VALIDATION_ERROR", credits_used: 0 })
+      }
+      // The GET form: a scroll action's container.
+      const actions = encodeURIComponent(JSON.stringify([{ do: "scroll", container: "ul:not(" }]))
+      const viaQuery = await fetch(`${service.baseUrl}/web/scrape/markdown?url=${url}&actions=${actions}`, { headers: { authorization: `Bearer ${secret}` } })
+      expect(viaQuery.status).toBe(400)
+      expect((await viaQuery.json() as Record<string, any>).message).toMatch(/^actions\[0\]\.selector: invalid CSS selector/)
+      expect((await balance(orgId)).remaining).toBe(100)
     })
 
     it.skipIf(!front.listener)("a 100 KB URL is answered with the contract's JSON error body, not a bare status line", async () => {

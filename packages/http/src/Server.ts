@@ -1,21 +1,25 @@
 /**
- * The Sift service as one process: configuration, then the database (PGlite in the data directory, or PostgreSQL) with
- * every package's migrations, then the Fetcher, the store-backed cache and the browser pool (`Renderer`), then the Node listener (HTTP, or HTTPS when
- * TLS files are configured; the HTTPS rule and the access log in front), then the application on it. `run` serves until
- * SIGINT/SIGTERM and then shuts down gracefully: stop accepting, let in-flight requests finish (bounded by
- * `SIFT_SHUTDOWN_TIMEOUT_MS`), close the application (request logs flush there), the database and the data-dir lock.
+ * The Sift service as one process: configuration, then the Node listener (HTTP, or HTTPS when TLS files are
+ * configured; the HTTPS rule and the access log in front), then the database (PGlite in the data directory, or
+ * PostgreSQL) with every package's migrations, then the Fetcher, the store-backed cache and the browser pool
+ * (`Renderer`), then the application on the listener. The port opens first, so a busy port fails at once and a load
+ * balancer sees `/health` and `/ready` during start-up; until the application serves, every other request gets 503
+ * with `Retry-After` (never a socket left open). `run` serves until SIGINT/SIGTERM and then shuts down gracefully:
+ * `/ready` turns 503, stop accepting, let in-flight requests finish (bounded by `SIFT_SHUTDOWN_TIMEOUT_MS`), close the
+ * application (request logs flush there), the database and the data-dir lock.
  *
  * @since 0.1.0
  */
 import * as HttpServer from "@effect/platform/HttpServer"
 import type * as SqlClient from "@effect/sql/SqlClient"
-import { Cache, Fetcher, Renderer } from "@sift/core"
+import { BrowserPool, Cache, Fetcher, Renderer } from "@sift/core"
 import { CacheStore, Migrations, Sql } from "@sift/store"
-import { Cause, Effect, Exit, Layer, Option, Scope } from "effect"
+import { Cause, Context, Effect, Exit, Layer, LogLevel, Option, Redacted, Scope } from "effect"
 import * as path from "node:path"
 import { parseTrustedProxies, type TrustedProxies } from "./internal/server/httpsRule.js"
 import * as listener from "./internal/server/listener.js"
 import * as logger from "./internal/server/logger.js"
+import type * as Readiness from "./internal/server/readiness.js"
 import * as ServiceConfig from "./ServiceConfig.js"
 
 /**
@@ -105,14 +109,102 @@ const forceExit = () => {
   process.exit(1)
 }
 
+/** `DATABASE_URL` as it may be shown: user, host, port and database, never the password. */
+export const describePostgres = (url: Redacted.Redacted): string => {
+  try {
+    const parsed = new URL(Redacted.value(url))
+    const user = parsed.username === "" ? "" : `${decodeURIComponent(parsed.username)}@`
+    return `${user}${parsed.host}${parsed.pathname === "/" ? "" : parsed.pathname}`
+  } catch {
+    return "(DATABASE_URL, not a URL)"
+  }
+}
+
 const describeDatabase = (config: ServiceConfig.ServiceConfig, backend: Sql.Backend) =>
   backend === "postgres"
-    ? { backend, data_dir: null }
+    ? { backend, data_dir: null, database: Option.match(config.databaseUrl, { onNone: () => null, onSome: describePostgres }) }
     : { backend, data_dir: path.resolve(config.dataDir) }
+
+/** The human-readable lines printed on stderr once the service is ready: where the API is, the data, the first key. */
+export const startupBanner = (config: ServiceConfig.ServiceConfig, url: string, backend: Sql.Backend): string => {
+  const data = backend === "postgres"
+    ? `PostgreSQL ${Option.match(config.databaseUrl, { onNone: () => "", onSome: describePostgres })} (DATABASE_URL)`
+    : `${path.resolve(config.dataDir)} (embedded PGlite; SIFT_DATA_DIR or --data-dir to move it)`
+  // The CLI finds the same database only with the same settings: the data directory resolves against its own cwd.
+  const keyCommand = "npx sift keys create --name NAME --plan scale"
+  const sameDatabase = backend === "postgres"
+    ? `${keyCommand}   (with the same DATABASE_URL)`
+    : path.resolve(config.dataDir) === path.resolve(".sift")
+    ? `${keyCommand}   (from ${process.cwd()})`
+    : `SIFT_DATA_DIR=${path.resolve(config.dataDir)} ${keyCommand}`
+  return [
+    "",
+    "Sift is ready.",
+    `  API        ${url}/v1   (health: ${url}/health, readiness: ${url}/ready)`,
+    `  Data       ${data}`,
+    `  First key  ${sameDatabase}`,
+    ""
+  ].join("\n")
+}
+
+/** How long `/ready` waits for the database's answer to `SELECT 1`. */
+const DATABASE_CHECK_MS = 2_000
+
+/**
+ * The start-up state `/ready` reports, advanced by `runWith` as each part comes up; the database is asked live on
+ * every probe (concurrent probes share one query).
+ */
+const makeReadiness = () => {
+  let database: Sql.DatabaseShape | undefined
+  let migrated = false
+  let started = false
+  let stopping = false
+  let pool: BrowserPool.BrowserPool["Type"] | undefined
+  let pending: Promise<Readiness.Check> | undefined
+  const askDatabase = (shape: Sql.DatabaseShape): Promise<Readiness.Check> => {
+    pending ??= Effect.runPromise(
+      shape.executeSql("SELECT 1").pipe(
+        Effect.timeout(DATABASE_CHECK_MS),
+        Effect.match({
+          onFailure: (error): Readiness.Check => ({
+            ok: false,
+            state: error._tag === "TimeoutException" ? `no answer within ${DATABASE_CHECK_MS} ms` : "unreachable",
+            backend: shape.backend
+          }),
+          onSuccess: (): Readiness.Check => ({ ok: true, state: "reachable", backend: shape.backend })
+        })
+      )
+    ).finally(() => (pending = undefined))
+    return pending
+  }
+  const probe: Readiness.Probe = async () => {
+    const checks: Record<string, Readiness.Check> = {
+      database: database === undefined ? { ok: false, state: "connecting" } : await askDatabase(database),
+      migrations: { ok: migrated, state: migrated ? "applied" : "pending" },
+      jobs: { ok: started, state: started ? "started" : "pending" },
+      browser: pool === undefined ? { ok: false, state: "pending" } : await Effect.runPromise(Effect.map(pool.stats, (stats) => ({
+        // Chromium starts on the first page that needs it and is relaunched after a crash: never a reason to refuse.
+        ok: true,
+        state: stats.connected ? "connected" : stats.launches === 0 ? "not launched (starts on the first page that needs it)" : "relaunches on the next render",
+        open_contexts: stats.openContexts
+      }))),
+      server: { ok: started && !stopping, state: stopping ? "stopping" : started ? "serving" : "starting" }
+    }
+    return { ready: Object.values(checks).every((check) => check.ok), checks }
+  }
+  return {
+    probe,
+    connected: (shape: Sql.DatabaseShape) => void (database = shape),
+    migrated: () => void (migrated = true),
+    browserPool: (value: BrowserPool.BrowserPool["Type"]) => void (pool = value),
+    started: () => void (started = true),
+    stopping: () => void (stopping = true)
+  }
+}
 
 /**
  * Serves `application` until a signal (or `options.until`), then shuts down gracefully. Fails when start-up fails
- * (configuration, data directory locked, migrations, port in use).
+ * (configuration, port in use, data directory locked, migrations).
  *
  * @category running
  */
@@ -125,27 +217,45 @@ export const run = <E>(application: Application<E>, options: RunOptions = {}): E
 const runWith = <E>(config: ServiceConfig.ServiceConfig, application: Application<E>, options: RunOptions) =>
   Effect.gen(function*() {
     const scope = yield* Scope.make()
+    const readiness = makeReadiness()
     const started = yield* Effect.gen(function*() {
-      const storage = yield* Layer.buildWithScope(layerDatabase(application.migrations), scope)
+      // The port first: a busy port fails before the database is touched, and probes are answered from now on.
+      const open = yield* listener.make(config, { probe: readiness.probe }).pipe(Scope.extend(scope))
+      yield* Effect.logDebug(`port open on ${open.url}; answering 503 until ready`)
+      const storage = yield* Layer.buildWithScope(Sql.layerConfig({ lockInfo: { role: "serve" } }), scope)
+      const database = Context.get(storage, Sql.Database)
+      readiness.connected(database)
+      yield* Migrations.run({ store: Migrations.store, ...application.migrations }).pipe(Effect.provide(storage))
+      readiness.migrated()
       const services = yield* Layer.buildWithScope(
         // One browser pool per process: Chromium starts on the first page that needs it and closes with this scope.
-        Layer.mergeAll(Fetcher.layerConfig, CacheStore.layer(), Renderer.layerConfig, Layer.succeed(ServiceConfig.CurrentConfig, config)),
+        Layer.mergeAll(
+          Fetcher.layerConfig,
+          CacheStore.layer(),
+          Layer.effect(Renderer.Renderer, Renderer.make).pipe(Layer.provideMerge(BrowserPool.layerConfig)),
+          Layer.succeed(ServiceConfig.CurrentConfig, config)
+        ),
         scope
       ).pipe(Effect.provide(storage))
-      const open = yield* listener.make(config).pipe(Scope.extend(scope))
+      readiness.browserPool(Context.get(services, BrowserPool.BrowserPool))
+      // The application starts its job queue (and workers) as part of its layer.
       yield* Layer.buildWithScope(application.layer, scope).pipe(
         Effect.provide(storage),
         Effect.provide(services),
         Effect.provideService(HttpServer.HttpServer, open.httpServer)
       )
-      const backend = (yield* Effect.provide(Sql.Database, storage)).backend
-      return { open, database: describeDatabase(config, backend) }
+      readiness.started()
+      return { open, backend: database.backend, database: describeDatabase(config, database.backend) }
     }).pipe(Effect.onError(() => Scope.close(scope, Exit.void)))
 
     const { open } = started
     yield* Effect.log(`listening on ${open.url}`).pipe(Effect.annotateLogs({ url: open.url, ...started.database }))
+    if (LogLevel.lessThanEqual(config.logLevel, LogLevel.Info)) {
+      process.stderr.write(startupBanner(config, open.url, started.backend) + "\n")
+    }
 
     const reason = yield* (options.until === undefined ? awaitSignal : Effect.as(options.until, "stop requested"))
+    readiness.stopping()
     yield* Effect.log(`shutting down (${reason}): waiting for ${open.inFlight()} request(s) in flight`)
     yield* open.stopAccepting
     const drained = yield* Effect.timeoutOption(open.drained, config.shutdownTimeoutMs)

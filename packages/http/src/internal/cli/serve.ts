@@ -1,5 +1,5 @@
 import { Command, Options } from "@effect/cli"
-import { Effect, Option } from "effect"
+import { ConfigError, Effect, Option } from "effect"
 import * as Server from "../../Server.js"
 import * as ServiceConfig from "../../ServiceConfig.js"
 import { CliFailure, ExitCode } from "./failure.js"
@@ -27,13 +27,53 @@ const logLevel = Options.choice("log-level", ["trace", "debug", "info", "warn", 
 export const description = [
   "Run the Sift API server: the API under /v1, auth-host routes at the root, structured JSON logs on stderr.",
   "Storage is embedded PGlite in the data directory unless DATABASE_URL names a PostgreSQL database; migrations run",
-  "at start-up. SIGINT/SIGTERM stop it gracefully (in-flight requests finish, logs flush, the database closes).",
+  "at start-up. GET /health and GET /ready (no key) answer from the moment the port opens; other requests get 503",
+  "with Retry-After until it is ready. SIGINT/SIGTERM stop it gracefully (in-flight requests finish, logs flush, the",
+  "database closes).",
   "Environment: SIFT_HOST, SIFT_PORT, SIFT_DATA_DIR, DATABASE_URL, SIFT_TLS_CERT + SIFT_TLS_KEY (PEM files: serve",
   "HTTPS), SIFT_TRUSTED_PROXIES (comma-separated IPs/CIDRs), SIFT_BOOTSTRAP_KEY + SIFT_BOOTSTRAP_PLAN (ensure that",
   "API key exists; plan default scale), SIFT_LOG_LEVEL, SIFT_SHUTDOWN_TIMEOUT_MS (default 30000),",
   "SIFT_ALLOW_PRIVATE_TARGETS, SIFT_PROXY_URL, SIFT_COUNTRY_PROXIES, SIFT_HOST_RESOLVER_RULES, SIFT_USER_AGENT,",
   "SIFT_CHROMIUM_PATH, SIFT_BROWSER_WS_ENDPOINT. Flags win over their variables. See docs/configuration.md."
 ].join(" ")
+
+/** The flag that overrides each variable `sift serve` has a flag for. */
+const flagOf: Readonly<Record<string, string>> = {
+  SIFT_HOST: "--host",
+  SIFT_PORT: "--port",
+  SIFT_DATA_DIR: "--data-dir",
+  SIFT_LOG_LEVEL: "--log-level"
+}
+
+const leaves = (error: ConfigError.ConfigError): Array<ConfigError.ConfigError> =>
+  error._op === "And" || error._op === "Or" ? [...leaves(error.left), ...leaves(error.right)] : [error]
+
+/**
+ * A configuration error as one line naming each bad setting (and its flag). Flags are layered over the environment,
+ * so a bad value shows up as "missing from the flags, or invalid in the environment": the invalid part is the news.
+ */
+export const describeConfigError = (error: ConfigError.ConfigError): string => {
+  const all = leaves(error)
+  const invalid = all.filter((leaf) => leaf._op !== "MissingData")
+  const byName = new Map<string, string>()
+  for (const leaf of invalid.length > 0 ? invalid : all) {
+    if (!("path" in leaf)) continue
+    const name = leaf.path.join(".")
+    if (byName.has(name)) continue
+    const flag = flagOf[name] === undefined ? "" : ` (or ${flagOf[name]})`
+    byName.set(name, `invalid setting ${name === "" ? "(unnamed)" : name}${flag}: ${leaf.message}`)
+  }
+  return [...byName.values()].join("; ")
+}
+
+/** Why start-up failed, as the one line after `error: STARTUP_FAILED: `. */
+export const describeStartupFailure = (error: unknown): string => {
+  if (ConfigError.isConfigError(error)) return describeConfigError(error)
+  const message = typeof error === "object" && error !== null && "message" in error ? String(error.message) : String(error)
+  if (message !== "") return message
+  const cause = typeof error === "object" && error !== null && "cause" in error ? error.cause : undefined
+  return cause === undefined ? String((error as { _tag?: unknown })?._tag ?? "start-up failed") : describeStartupFailure(cause)
+}
 
 /** `sift serve`: runs `application` with flags layered over the environment. */
 export const serveCommand = <E>(application: Server.Application<E>) =>
@@ -46,12 +86,6 @@ export const serveCommand = <E>(application: Server.Application<E>) =>
         logLevel: Option.getOrUndefined(flags.logLevel)
       })),
       Effect.mapError((error) =>
-        new CliFailure({
-          errorCode: "STARTUP_FAILED",
-          message: error instanceof Error || (typeof error === "object" && error !== null && "message" in error)
-            ? String((error as { message: unknown }).message)
-            : String(error),
-          exitCode: ExitCode.internal
-        })
+        new CliFailure({ errorCode: "STARTUP_FAILED", message: describeStartupFailure(error), exitCode: ExitCode.internal })
       )
     )).pipe(Command.withDescription(description))

@@ -10,7 +10,7 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import { Deferred, Effect, Exit, Option, type Scope } from "effect"
+import { Data, Deferred, Effect, Exit, Option, type Scope } from "effect"
 import { randomUUID } from "node:crypto"
 import * as fs from "node:fs"
 import * as http from "node:http"
@@ -19,6 +19,7 @@ import type { ServiceConfig } from "../../ServiceConfig.js"
 import * as ApiFront from "./apiFront.js"
 import * as ClientError from "./clientError.js"
 import { isLoopbackBind, refusal } from "./httpsRule.js"
+import * as Readiness from "./readiness.js"
 
 /** What the listener reads of the service configuration. */
 export type ListenerConfig = Pick<ServiceConfig, "host" | "port" | "tls" | "trustedProxies">
@@ -37,6 +38,29 @@ export interface Listener {
 }
 
 const formatHost = (host: string) => host.includes(":") ? `[${host}]` : host
+
+/** The port could not be opened; the message says why in the operator's terms (which setting to change). */
+export class ListenFailed extends Data.TaggedError("ListenFailed")<{ readonly message: string; readonly cause: unknown }> {}
+
+/** Turns Node's `listen` error into a sentence naming the port or address and the setting to change. */
+const listenFailure = (config: ListenerConfig) => (error: unknown): ListenFailed => {
+  const cause = (error as { cause?: unknown }).cause ?? error
+  const code = (cause as { code?: unknown }).code
+  const where = `${formatHost(config.host)}:${config.port}`
+  const message = code === "EADDRINUSE"
+    ? `port ${config.port} is already in use on ${config.host} (set SIFT_PORT or --port)`
+    : code === "EACCES"
+    ? `no permission to listen on ${where} (ports below 1024 need privileges; set SIFT_PORT or --port)`
+    : code === "EADDRNOTAVAIL" || code === "ENOTFOUND" || code === "EAI_AGAIN"
+    ? `cannot listen on ${where}: the address ${config.host} is not one of this machine's (set SIFT_HOST or --host)`
+    : `cannot listen on ${where}: ${cause instanceof Error ? cause.message : String(cause)}`
+  return new ListenFailed({ message, cause })
+}
+
+/** Options of `make`: the `/ready` probe (default: ready once an application is served). */
+export interface ListenerOptions {
+  readonly probe?: Readiness.Probe | undefined
+}
 
 /** The middleware every request passes first: the HTTPS rule, then the access log around the app. */
 const frontDoor = (config: ListenerConfig): HttpMiddleware.HttpMiddleware => {
@@ -83,7 +107,7 @@ const frontDoor = (config: ListenerConfig): HttpMiddleware.HttpMiddleware => {
  * Opens the listener for the scope: HTTPS when TLS files are configured, else HTTP; fails if the port is taken.
  * The Node server closes when the scope closes (after `stopAccepting`, that is immediate).
  */
-export const make = (config: ListenerConfig): Effect.Effect<Listener, unknown, Scope.Scope> =>
+export const make = (config: ListenerConfig, options: ListenerOptions = {}): Effect.Effect<Listener, unknown, Scope.Scope> =>
   Effect.gen(function*() {
     const server: http.Server = Option.match(config.tls, {
       onNone: () => http.createServer(),
@@ -105,14 +129,26 @@ export const make = (config: ListenerConfig): Effect.Effect<Listener, unknown, S
     let served: { readonly platform: Handler; readonly api: Handler } | undefined
     // Requests Node's parser refuses (headers over maxHeaderSize, malformed HTTP) get the contract's JSON error body.
     server.on("clientError", ClientError.handler)
+    let wasServed = false
+    const probe: Readiness.Probe = options.probe ?? (() =>
+      Promise.resolve({
+        ready: served !== undefined,
+        checks: { application: { ok: served !== undefined, state: served !== undefined ? "serving" : "not serving" } }
+      }))
     server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => {
       inFlight++
       res.once("close", finished)
-      if (served === undefined) return
+      // Probes first: no key, no HTTPS rule, no access or request log (load balancers poll them).
+      const probePath = Readiness.probeOf(req.method, req.url)
+      if (probePath !== undefined) return Readiness.answer(probePath, probe, res)
+      // Before the application serves (start-up) and after it stopped (shutdown): answered, never left open.
+      if (served === undefined) return Readiness.unavailable(res, wasServed ? "stopping" : "starting")
       if (ApiFront.isApiRequest(req.url)) served.api(req, res)
       else served.platform(req, res)
     })
-    const inner = yield* NodeHttpServer.make(() => server, { host: config.host, port: config.port })
+    const inner = yield* NodeHttpServer.make(() => server, { host: config.host, port: config.port }).pipe(
+      Effect.mapError(listenFailure(config))
+    )
     const address = inner.address
     const port = address._tag === "TcpAddress" ? address.port : config.port
     const scheme = Option.isSome(config.tls) ? "https" : "http"
@@ -142,6 +178,7 @@ export const make = (config: ListenerConfig): Effect.Effect<Listener, unknown, S
         server.off("request", platform)
         const api = yield* ApiFront.makeHandler(middleware === undefined ? app : middleware(app), front)
         served = { platform, api }
+        wasServed = true
         yield* Effect.addFinalizer(() => Effect.sync(() => {
           served = undefined
         }))

@@ -123,6 +123,8 @@ export class Accounts extends Effect.Service<Accounts>()("@sift/auth/Accounts", 
           ...(overrides.credits === undefined ? {} : { credits_override: overrides.credits, credits_remaining: overrides.credits }),
           ...(overrides.monitorsLimit === undefined ? {} : { monitors_override: overrides.monitorsLimit })
         }),
+      /** Drops the organization's own limits, so its plan's apply again (the balance stays as it is). */
+      clearOverrides: (orgId: string) => update(orgId, { rpm_override: null, credits_override: null, monitors_override: null }),
       createUser: (input: { readonly orgId: string; readonly email: string }) =>
         Effect.map(
           sql<Record<string, unknown>>`INSERT INTO users ${sql.insert({ id: id("usr_"), org_id: input.orgId, email: input.email.toLowerCase() })} RETURNING *`,

@@ -10,12 +10,12 @@
  */
 import type * as SqlClient from "@effect/sql/SqlClient"
 import { DataDirLock, type Migrations, Sql } from "@sift/store"
-import { Context, Effect, Exit, Layer, Option, Runtime, Schema } from "effect"
+import { Context, Effect, Exit, Layer, Option, ParseResult, Runtime, Schema } from "effect"
 import { randomBytes, timingSafeEqual } from "node:crypto"
 import * as fs from "node:fs"
 import * as http from "node:http"
 import * as path from "node:path"
-import { CurrentConfig } from "./ServiceConfig.js"
+import { CurrentConfig, plans } from "./ServiceConfig.js"
 
 /** An organization as the admin operations show it. */
 export interface OrgView {
@@ -25,6 +25,9 @@ export interface OrgView {
   readonly zdr: boolean
   readonly status: string
   readonly credits_remaining: number | null
+  /** The effective limits (the plan's, or the organization's own); `null` where the operations do not know them. */
+  readonly credits_per_cycle: number | null
+  readonly requests_per_minute: number | null
 }
 
 /** An API key as the admin operations show it (never its secret). */
@@ -55,6 +58,49 @@ export interface CreateKeyInput {
   readonly zdr?: boolean | undefined
 }
 
+/** The most credits `updateOrg` sets (far below the column's and JavaScript's exact integer range). */
+export const MAX_CREDITS = 1_000_000_000_000
+/** The highest request limit per minute `updateOrg` sets. */
+export const MAX_REQUESTS_PER_MINUTE = 1_000_000
+
+/**
+ * Arguments of `updateOrg` (`sift orgs update`): the organization by id or name, and at least one change. `credits`
+ * sets the credits per cycle and the current balance; `rpm` the requests per minute; both replace the plan's.
+ *
+ * @category models
+ */
+export const UpdateOrgInput = Schema.Struct({
+  org: Schema.String.pipe(Schema.minLength(1, { message: () => "org: an organization id or name is required" })),
+  plan: Schema.optional(Schema.Literal(...plans).annotations({
+    message: () => ({ message: `plan: one of ${plans.join(", ")}`, override: true })
+  })),
+  credits: Schema.optional(Schema.Int.pipe(Schema.between(0, MAX_CREDITS)).annotations({
+    message: () => ({ message: `credits: a whole number from 0 to ${MAX_CREDITS}`, override: true })
+  })),
+  rpm: Schema.optional(Schema.Int.pipe(Schema.between(1, MAX_REQUESTS_PER_MINUTE)).annotations({
+    message: () => ({ message: `rpm: a whole number of requests per minute from 1 to ${MAX_REQUESTS_PER_MINUTE}`, override: true })
+  })),
+  zdr: Schema.optional(Schema.Boolean.annotations({ message: () => ({ message: "zdr: true or false", override: true }) }))
+}).pipe(Schema.filter((input) =>
+  input.plan !== undefined || input.credits !== undefined || input.rpm !== undefined || input.zdr !== undefined ||
+  "nothing to update: give a plan, credits, rpm or zdr"
+))
+
+/** What `updateOrg` is given, decoded. */
+export type UpdateOrgInput = typeof UpdateOrgInput.Type
+
+/**
+ * Decodes an `updateOrg` input (from the command line or the admin channel's JSON); `INPUT_VALIDATION_ERROR` names
+ * the first bad member.
+ */
+export const decodeUpdateOrg = (input: unknown): Effect.Effect<UpdateOrgInput, AdminError> =>
+  Schema.decodeUnknown(UpdateOrgInput, { onExcessProperty: "error" })(input).pipe(
+    Effect.mapError((error) => {
+      const first = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
+      return new AdminError({ code: "INPUT_VALIDATION_ERROR", message: first?.message ?? "invalid input" })
+    })
+  )
+
 /**
  * An admin operation failed for a reason the operator can act on (unknown organization, bad plan, ...).
  *
@@ -75,6 +121,8 @@ export interface Operations {
   readonly listOrgs: (input: Record<string, never>) => Effect.Effect<ReadonlyArray<OrgView>, AdminError>
   readonly setPlan: (input: { org: string; plan: string }) => Effect.Effect<OrgView, AdminError>
   readonly enableZdr: (input: { org: string; enabled?: boolean | undefined }) => Effect.Effect<OrgView, AdminError>
+  /** Changes an organization's plan, credits, request limit and ZDR flag at once (validated with `UpdateOrgInput`). */
+  readonly updateOrg: (input: UpdateOrgInput) => Effect.Effect<OrgView, AdminError>
   readonly createKey: (input: CreateKeyInput) => Effect.Effect<CreatedKey, AdminError>
   readonly listKeys: (input: { org?: string | undefined }) => Effect.Effect<ReadonlyArray<KeyView>, AdminError>
   readonly revokeKey: (input: { keyId: string }) => Effect.Effect<KeyView, AdminError>
@@ -82,7 +130,7 @@ export interface Operations {
 
 /** The operation names. */
 export const operationNames: ReadonlyArray<keyof Operations> = [
-  "createOrg", "listOrgs", "setPlan", "enableZdr", "createKey", "listKeys", "revokeKey"
+  "createOrg", "listOrgs", "setPlan", "enableZdr", "updateOrg", "createKey", "listKeys", "revokeKey"
 ]
 
 /** @category tags */

@@ -2,6 +2,7 @@
  * The admin operations (keys and organizations) performed directly on the database through `@sift/auth`: inside the
  * server (behind the admin channel) and in the CLI when no server owns the data directory.
  */
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Auth from "@sift/auth"
 import { Effect, Layer, Option } from "effect"
 import * as Admin from "../../Admin.js"
@@ -13,7 +14,9 @@ const orgView = (org: Auth.Accounts.Org): Admin.OrgView => ({
   plan: org.plan,
   zdr: org.zdrEnabled,
   status: org.status,
-  credits_remaining: org.creditsRemaining
+  credits_remaining: org.creditsRemaining,
+  credits_per_cycle: org.monthlyCredits,
+  requests_per_minute: org.requestsPerMinute
 })
 
 const keyView = (key: Auth.ApiKeys.ApiKey): Admin.KeyView => ({
@@ -31,9 +34,14 @@ const failed = (code: string) => (error: unknown) =>
 const isPlan = (plan: string): plan is Auth.Plans.PlanName => (Auth.Plans.names as ReadonlyArray<string>).includes(plan)
 
 /** `AdminOperations` over the auth services. */
-export const directOperations: Layer.Layer<Admin.AdminOperations, never, Auth.Accounts.Accounts | Auth.ApiKeys.ApiKeys> = Layer.effect(
+export const directOperations: Layer.Layer<
+  Admin.AdminOperations,
+  never,
+  Auth.Accounts.Accounts | Auth.ApiKeys.ApiKeys | SqlClient.SqlClient
+> = Layer.effect(
   Admin.AdminOperations,
   Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
     const accounts = yield* Auth.Accounts.Accounts
     const keys = yield* Auth.ApiKeys.ApiKeys
     const plan = (name: string | undefined) =>
@@ -61,6 +69,24 @@ export const directOperations: Layer.Layer<Admin.AdminOperations, never, Auth.Ac
         Effect.gen(function*() {
           const org = yield* findOrg(input.org)
           yield* accounts.setZdr(org.id, input.enabled ?? true).pipe(Effect.mapError(failed("INTERNAL_ERROR")))
+          return orgView(yield* findOrg(org.id))
+        }),
+      updateOrg: (input) =>
+        Effect.gen(function*() {
+          const change = yield* Admin.decodeUpdateOrg(input)
+          const org = yield* findOrg(change.org)
+          // All or nothing. The plan first: its limits replace the organization's own and a new cycle starts with its
+          // credits; `credits` and `rpm` given with it then apply on top.
+          yield* sql.withTransaction(Effect.gen(function*() {
+            if (change.plan !== undefined) {
+              yield* accounts.clearOverrides(org.id)
+              yield* accounts.setPlan(org.id, change.plan)
+            }
+            if (change.zdr !== undefined) yield* accounts.setZdr(org.id, change.zdr)
+            if (change.credits !== undefined || change.rpm !== undefined) {
+              yield* accounts.setOverrides(org.id, { credits: change.credits, requestsPerMinute: change.rpm })
+            }
+          })).pipe(Effect.mapError(failed("INTERNAL_ERROR")))
           return orgView(yield* findOrg(org.id))
         }),
       createKey: (input) =>

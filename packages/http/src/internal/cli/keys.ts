@@ -1,34 +1,76 @@
 import { Args, Command, Options } from "@effect/cli"
+import { Sql } from "@sift/store"
 import { Config, Console, Effect, Option, Redacted } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
 import * as Admin from "../../Admin.js"
 import * as Server from "../../Server.js"
 import { plans } from "../../ServiceConfig.js"
 import { CliFailure, ExitCode } from "./failure.js"
 
 /**
+ * What a command does to the store: `read` commands (list, revoke, update) need an existing database and refuse to
+ * create one; `create` commands (keys create, orgs create) may create it and then say where.
+ */
+export type Access = "read" | "create"
+
+/** Whether `dir` holds an embedded database (PGlite writes `PG_VERSION` when it initializes its files). */
+const hasDatabase = (dir: string) => fs.existsSync(path.join(dir, Sql.pgdataDir, "PG_VERSION"))
+
+/** Where the data directory came from: the CLI resolves it against its own current directory. */
+const source = "SIFT_DATA_DIR, default ./.sift in the current directory"
+
+/** A read command found no database in the data directory it would use. */
+const noDatabase = (dir: string) =>
+  new CliFailure({
+    errorCode: "DATA_DIR_NOT_FOUND",
+    message: `no Sift database in ${path.resolve(dir)} (${source}); run this where the server runs (where you ran ` +
+      `npm start or sift serve), or set SIFT_DATA_DIR to the server's data directory (DATABASE_URL for PostgreSQL). ` +
+      `Nothing was created.`,
+    exitCode: ExitCode.invalid
+  })
+
+/**
  * Runs `use` against the operations: through the admin channel of a server that owns the data directory, else on the
- * database directly (always directly on PostgreSQL).
+ * database directly (always directly on PostgreSQL). On the embedded database, a `read` command fails when the data
+ * directory holds no database (it would otherwise create an empty one and answer from it); a `create` command that
+ * creates the database says so on stderr, naming the directory.
  */
 export const withOperations = <A>(
   direct: Admin.Direct,
-  use: (operations: Admin.Operations) => Effect.Effect<A, Admin.AdminError>
+  use: (operations: Admin.Operations) => Effect.Effect<A, Admin.AdminError>,
+  access: Access = "read"
 ): Effect.Effect<A, CliFailure> =>
   Effect.gen(function*() {
     const databaseUrl = yield* Config.option(Config.redacted("DATABASE_URL"))
     const postgres = Option.isSome(databaseUrl) && Redacted.value(databaseUrl.value) !== ""
+    let createdDir: string | undefined
     if (!postgres) {
       const dataDir = yield* Config.string("SIFT_DATA_DIR").pipe(Config.withDefault("./.sift"))
       const endpoint = yield* Admin.locate(dataDir)
       if (Option.isSome(endpoint)) return yield* use(Admin.client(endpoint.value))
+      if (!hasDatabase(dataDir)) {
+        if (access === "read") return yield* noDatabase(dataDir)
+        createdDir = dataDir
+      }
     }
-    return yield* Effect.flatMap(Admin.AdminOperations, use).pipe(
+    const result = yield* Effect.flatMap(Admin.AdminOperations, use).pipe(
       Effect.provide(direct.layer),
       Effect.provide(Server.layerDatabase(direct.migrations, "cli"))
     )
+    if (createdDir !== undefined) {
+      yield* Console.error(
+        `note: created a new Sift database in ${path.resolve(createdDir)} (${source}). A server sees it only when it ` +
+          `runs on that directory: start it in ${process.cwd()}, or with SIFT_DATA_DIR=${path.resolve(createdDir)}.`
+      )
+    }
+    return result
   }).pipe(
     Effect.scoped,
     Effect.mapError((error) =>
-      error instanceof Admin.AdminError
+      error instanceof CliFailure
+        ? error
+        : error instanceof Admin.AdminError
         ? new CliFailure({ errorCode: error.code, message: error.message, exitCode: ExitCode.invalid })
         : new CliFailure({
           errorCode: "INTERNAL_ERROR",
@@ -78,7 +120,7 @@ const create = (direct: Admin.Direct) =>
           Option.map(o.permissions, (p) => p.split(",").map((s) => s.trim()).filter((s) => s !== ""))
         ),
         zdr: o.zdr || undefined
-      })).pipe(Effect.flatMap((created) =>
+      }), "create").pipe(Effect.flatMap((created) =>
         print(o.json, created, () => [
           `Created key ${created.key.id} ("${created.key.name}") in ${created.org_created ? "new " : ""}organization ` +
           `${created.org.id} (${created.org.name}, plan ${created.org.plan}${created.org.zdr ? ", ZDR" : ""}).`,

@@ -19,7 +19,8 @@ const migrations = {
 }
 
 const orgView = (row: any): Admin.OrgView => ({
-  id: row.id, name: row.name, plan: row.plan, zdr: row.zdr, status: "active", credits_remaining: null
+  id: row.id, name: row.name, plan: row.plan, zdr: row.zdr, status: "active", credits_remaining: null,
+  credits_per_cycle: null, requests_per_minute: null
 })
 const keyView = (row: any): Admin.KeyView => ({
   id: row.id, name: row.name, org_id: row.org_id, permissions: null,
@@ -50,6 +51,13 @@ const make = Effect.gen(function*() {
         Effect.map(sql`UPDATE standin_orgs SET zdr = ${input.enabled ?? true} WHERE id = ${org.id} RETURNING *`, (r) => orgView(r[0]))).pipe(
           Effect.catchTag("SqlError", Effect.die)
         ),
+    updateOrg: (input) =>
+      Effect.flatMap(Admin.decodeUpdateOrg(input), (change) =>
+        Effect.flatMap(findOrg(change.org), (org) =>
+          Effect.map(
+            sql`UPDATE standin_orgs SET plan = ${change.plan ?? org.plan}, zdr = ${change.zdr ?? org.zdr} WHERE id = ${org.id} RETURNING *`,
+            (r) => orgView(r[0])
+          ))).pipe(Effect.catchTag("SqlError", Effect.die)),
     createKey: (input) =>
       Effect.gen(function*() {
         const existing = input.org === undefined ? [] : yield* sql`SELECT * FROM standin_orgs WHERE id = ${input.org} OR name = ${input.org}`

@@ -55,7 +55,8 @@ const shell = (line: string, cwd: string, env: NodeJS.ProcessEnv): Shell => {
     stdout += chunk
   })
   child.stderr!.on("data", (chunk) => (output += chunk))
-  const exited = new Promise<number | string>((resolve) => child.once("exit", (code, signal) => resolve(code ?? signal ?? "unknown")))
+  // "close": every process of the group that held the pipes is done (npm start's server outlives npm by a moment).
+  const exited = new Promise<number | string>((resolve) => child.once("close", (code, signal) => resolve(code ?? signal ?? "unknown")))
   return { child, output: () => output, stdout: () => stdout, exited }
 }
 
@@ -151,7 +152,8 @@ describe.skipIf(!runs)("a fresh clone set up as the README says (runs only under
       expect(logs?.status, logs?.body).toBe(200)
 
       stopGroup(server.child, "SIGTERM")
-      await server.exited
+      const stopped = await Promise.race([server.exited, new Promise((r) => setTimeout(() => r("still running"), 60_000))])
+      expect(stopped, server.output().slice(-2_000)).not.toBe("still running")
       expect(server.output()).toContain(`"msg":"stopped"`)
       server = undefined
 

@@ -3,6 +3,7 @@
  * or (in body placeholders, or with bullets) nested lists, its tables as tables, picture descriptions, then its speaker
  * notes under "Notes". Read straight from the Office Open XML parts (zip + XML).
  */
+import { isTag } from "domhandler"
 import type { Element, ElementContent, Root } from "hast"
 import JSZip from "jszip"
 import { posix } from "node:path"
@@ -19,26 +20,27 @@ const relationships = async (zip: JSZip, part: string): Promise<Map<string, { ta
   const out = new Map<string, { target: string; type: string }>()
   if (xml === undefined) return out
   for (const rel of descendantsNamed(parseXml(xml), "Relationship")) {
-    const target = rel.attributes["TargetMode"] === "External" ? rel.attributes["Target"]! : posix.join(posix.dirname(part), rel.attributes["Target"] ?? "")
-    out.set(rel.attributes["Id"] ?? "", { target, type: rel.attributes["Type"] ?? "" })
+    const target = rel.attribs["TargetMode"] === "External" ? rel.attribs["Target"]! : posix.join(posix.dirname(part), rel.attribs["Target"] ?? "")
+    out.set(rel.attribs["Id"] ?? "", { target, type: rel.attribs["Type"] ?? "" })
   }
   return out
 }
 
 const placeholderType = (shape: XmlElement): string | undefined => {
   const ph = descendantsNamed(childNamed(shape, "p:nvSpPr") ?? shape, "p:ph")[0]
-  return ph === undefined ? undefined : (ph.attributes["type"] ?? "body")
+  return ph === undefined ? undefined : (ph.attribs["type"] ?? "body")
 }
 
 /** A paragraph's inline content: runs, line breaks and fields, with links. */
 const runsOf = (paragraph: XmlElement, links: Links): Array<ElementContent> => {
   const out: Array<ElementContent> = []
   for (const child of paragraph.children) {
-    if (typeof child === "string") continue
+    if (!isTag(child)) continue
     if (child.name === "a:br") out.push(h("br"))
     if (child.name !== "a:r" && child.name !== "a:fld") continue
-    const text = textOf(childNamed(child, "a:t") ?? { name: "", attributes: {}, children: [] })
-    const id = descendantsNamed(child, "a:hlinkClick")[0]?.attributes["r:id"]
+    const run = childNamed(child, "a:t")
+    const text = run === undefined ? "" : textOf(run)
+    const id = descendantsNamed(child, "a:hlinkClick")[0]?.attribs["r:id"]
     const href = id === undefined ? undefined : links.get(id)
     out.push(href !== undefined && /^(?:https?:|mailto:)/i.test(href) ? h("a", { href }, [text]) : { type: "text", value: text })
   }
@@ -56,7 +58,7 @@ const textBody = (body: XmlElement, bulletsByDefault: boolean, links: Links): Ar
     const content = runsOf(paragraph, links)
     if (isBlank(content)) continue
     const props = childNamed(paragraph, "a:pPr")
-    const level = Number(props?.attributes["lvl"] ?? 0)
+    const level = Number(props?.attribs["lvl"] ?? 0)
     const numbered = props !== undefined && childNamed(props, "a:buAutoNum") !== undefined
     const bulleted = props !== undefined && childNamed(props, "a:buNone") === undefined &&
       (bulletsByDefault || childNamed(props, "a:buChar") !== undefined || numbered) || (props === undefined && bulletsByDefault)
@@ -94,20 +96,20 @@ const looksLikeTitle = (body: XmlElement, into: { title?: string; blocks: Array<
   if (into.blocks.length > 0) return false
   const paragraphs = childrenNamed(body, "a:p").filter((p) => textOf(p).trim() !== "")
   if (paragraphs.length !== 1 || textOf(paragraphs[0]!).trim().length > 120) return false
-  const sizes = descendantsNamed(paragraphs[0]!, "a:rPr").map((props) => Number(props.attributes["sz"] ?? 0))
+  const sizes = descendantsNamed(paragraphs[0]!, "a:rPr").map((props) => Number(props.attribs["sz"] ?? 0))
   return sizes.length > 0 && sizes.every((size) => size >= 2400)
 }
 
 /** The blocks of a shape tree, recursing into groups; the title is returned apart. */
 const shapes = (tree: XmlElement, links: Links, into: { title?: string; blocks: Array<Element> }): void => {
   for (const shape of tree.children) {
-    if (typeof shape === "string") continue
+    if (!isTag(shape)) continue
     if (shape.name === "p:grpSp") shapes(shape, links, into)
     else if (shape.name === "p:graphicFrame") {
       const found = tableOf(shape, links)
       if (found !== undefined) into.blocks.push(found)
     } else if (shape.name === "p:pic") {
-      const description = descendantsNamed(shape, "p:cNvPr")[0]?.attributes["descr"]?.trim()
+      const description = descendantsNamed(shape, "p:cNvPr")[0]?.attribs["descr"]?.trim()
       if (description) into.blocks.push(h("p", {}, [h("em", {}, [`Image: ${description}`])]))
     } else if (shape.name === "p:sp") {
       const type = placeholderType(shape)
@@ -154,7 +156,7 @@ export const convertPptx = async (bytes: Uint8Array): Promise<Root> => {
   }
   if (presentation === undefined) throw new ContentError({ reason: "Corrupt", detail: "The file has no ppt/presentation.xml part" })
   const rels = await relationships(zip, "ppt/presentation.xml")
-  const order = descendantsNamed(parseXml(presentation), "p:sldId").flatMap((id) => rels.get(id.attributes["r:id"] ?? "")?.target ?? [])
+  const order = descendantsNamed(parseXml(presentation), "p:sldId").flatMap((id) => rels.get(id.attribs["r:id"] ?? "")?.target ?? [])
   const body: Array<Element> = []
   for (const [i, part] of order.entries()) {
     if (zip.file(part) === null) continue

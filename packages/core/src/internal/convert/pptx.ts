@@ -119,7 +119,7 @@ const shapes = (tree: XmlElement, links: Links, into: { title?: string; blocks: 
         into.title = childrenNamed(body, "a:p").map((p) => textOf(p).trim()).filter(Boolean).join(" ")
         continue
       }
-      into.blocks.push(...textBody(body, type === "body" || type === "obj", links))
+      for (const block of textBody(body, type === "body" || type === "obj", links)) into.blocks.push(block)
     }
   }
 }
@@ -137,7 +137,7 @@ const slideContent = async (zip: JSZip, part: string): Promise<{ title?: string;
   if (notesXml !== undefined) {
     for (const shape of descendantsNamed(parseXml(notesXml), "p:sp")) {
       const body = childNamed(shape, "p:txBody")
-      if (placeholderType(shape) === "body" && body !== undefined) notes.push(...textBody(body, false, links))
+      if (placeholderType(shape) === "body" && body !== undefined) for (const block of textBody(body, false, links)) notes.push(block)
     }
   }
   return { ...into, notes }
@@ -161,8 +161,11 @@ export const convertPptx = async (bytes: Uint8Array): Promise<Root> => {
   for (const [i, part] of order.entries()) {
     if (zip.file(part) === null) continue
     const slide = await slideContent(zip, part)
-    body.push(h("h2", {}, [slide.title || `Slide ${i + 1}`]), ...slide.blocks)
-    if (slide.notes.length > 0) body.push(h("h3", {}, ["Notes"]), ...slide.notes)
+    // Block by block: a slide may hold more blocks than one call takes arguments.
+    body.push(h("h2", {}, [slide.title || `Slide ${i + 1}`]))
+    for (const block of slide.blocks) body.push(block)
+    if (slide.notes.length > 0) body.push(h("h3", {}, ["Notes"]))
+    for (const block of slide.notes) body.push(block)
   }
   return documentTree(undefined, body)
 }

@@ -288,7 +288,8 @@ const browserSelectorProblem = (request: ScrapeRequest): InvalidRequest | undefi
       ? Either.match(Actions.parse(action.action), {
         // The grammar's own mistakes stay the action's outcome (`failed`, with the reason); only its CSS is checked here.
         onLeft: () => undefined,
-        onRight: (instruction) => "target" in instruction && instruction.target.by === "css" ? check(`${field}.action`, instruction.target.selector) : undefined
+        onRight: (instruction) =>
+          "target" in instruction && instruction.target.by === "css" ? check(`${field}.action`, instruction.target.selector) : undefined
       })
       : undefined
     if (problem !== undefined) return problem

@@ -26,6 +26,7 @@ import { readPage } from "./internal/discovery/pageFacts.js"
 import { check, limits } from "./internal/discovery/request.js"
 import { commonLocations, makeWalker, type Source, walk } from "./internal/discovery/sitemapWalk.js"
 import { UrlIndex, type UrlFacts } from "./UrlIndex.js"
+import { normalize } from "./UrlNormal.js"
 import * as UrlSearch from "./UrlSearch.js"
 
 export type { Progress } from "./internal/discovery/collector.js"
@@ -35,7 +36,7 @@ export { limits }
 
 /** A map request. @category models */
 export interface DiscoverOptions {
-  /** `example.com`, `www.example.com` or a URL on the site. */
+  /** `example.com`, `www.example.com` or a URL on the site; a port given (`localhost:3000`) is the one fetched from. */
   readonly domain: string
   /** Also keep URLs on subdomains (default false; the `www.` twin is always kept). */
   readonly includeSubdomains?: boolean | undefined
@@ -69,6 +70,7 @@ export type DiscoveryMeta = Readonly<Meta>
 
 /** A finished map. @category models */
 export interface Discovery {
+  /** The site's host, with the port the request named. */
   readonly domain: string
   readonly urls: ReadonlyArray<MappedUrl>
   readonly meta: DiscoveryMeta
@@ -98,18 +100,29 @@ const homePage = (origin: string, headers: Readonly<Record<string, string>> | un
     Effect.orElseSucceed((): ReadonlyArray<string> => [])
   )
 
-/** Gathers into the collector: sitemaps (discovered or given), then the crawl when they were thin. */
-const gather = (options: DiscoverOptions, domain: string, sitemapUrl: string | undefined, collector: Collector) =>
+/**
+ * Gathers into the collector: sitemaps (discovered or given), then the crawl when they were thin. `site` is the host
+ * (with its port, when the request named one) whose variants are probed.
+ */
+const gather = (options: DiscoverOptions, site: string, sitemapUrl: string | undefined, collector: Collector) =>
   Effect.gen(function*() {
     const headers = options.headers
     if (sitemapUrl !== undefined) {
-      yield* walk([{ url: sitemapUrl, declared: true }], { collector, headers })
+      // A given sitemap that cannot be fetched is the map's failure, as a site none of whose hosts answers is: an
+      // empty, charged answer would hide it.
+      const given = normalize(sitemapUrl)
+      let failure: WebsiteError | InvalidRequest | undefined
+      const onFetchFailure = (url: string, error: WebsiteError | InvalidRequest) => {
+        if (url === given) failure = error
+      }
+      yield* walk([{ url: sitemapUrl, declared: true }], { collector, headers, onFetchFailure })
+      if (failure !== undefined) return yield* Effect.fail(failure)
       return
     }
-    const found = yield* probe(domain, headers)
+    const found = yield* probe(site, headers)
     if (found.live.length === 0) {
       return yield* Effect.fail(
-        found.failure ?? new WebsiteError({ reason: "Unreachable", url: `https://${domain}/`, detail: "no host variant answered" })
+        found.failure ?? new WebsiteError({ reason: "Unreachable", url: `https://${site}/`, detail: "no host variant answered" })
       )
     }
     const sources: Array<Source> = []
@@ -196,7 +209,7 @@ export const discover = (options: DiscoverOptions): Effect.Effect<Discovery, Dis
       sitemapUrl: options.sitemapUrl,
       timeoutMs: options.timeout?.milliseconds
     })
-    const { domain, maxLinks, search } = checked
+    const { domain, site, maxLinks, search } = checked
     const collector = new Collector({
       domain,
       includeSubdomains: options.includeSubdomains ?? false,
@@ -206,16 +219,16 @@ export const discover = (options: DiscoverOptions): Effect.Effect<Discovery, Dis
       onProgress: options.onProgress
     })
     const deadline = yield* Deadline.make(checked.timeoutMs, options.timeout?.behavior ?? "fail")
-    const gathered = yield* Deadline.gather(deadline, gather(options, domain, checked.sitemapUrl, collector))
+    const gathered = yield* Deadline.gather(deadline, gather(options, site, checked.sitemapUrl, collector))
     const partial = Option.isNone(gathered)
     if (partial && (deadline.behavior === "fail" || collector.size === 0)) {
       return yield* Effect.fail(
-        Deadline.expired(deadline, collector.size === 0 ? "no URLs were found in time" : `mapping ${domain}`)
+        Deadline.expired(deadline, collector.size === 0 ? "no URLs were found in time" : `mapping ${site}`)
       )
     }
     const urls = yield* Deadline.finish(deadline, finish(options, domain, search, maxLinks, collector, deadline))
     collector.report(true)
-    return { domain, urls, meta: { ...collector.meta, errors: [...collector.meta.errors] }, partial }
+    return { domain: site, urls, meta: { ...collector.meta, errors: [...collector.meta.errors] }, partial }
   })
 
 /**

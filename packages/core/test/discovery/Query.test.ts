@@ -29,7 +29,8 @@ const hosts: Hosts = {
     "/news.rss": xml(rss(["http://q.test/news/one", "http://q.test/news/two"])),
     "/atom.xml": xml(atom(["http://q.test/posts/atom-entry"])),
     // Found by nothing but `sitemapUrl`.
-    "/pinned.xml": xml(urlset(["http://q.test/pinned-only"]))
+    "/pinned.xml": xml(urlset(["http://q.test/pinned-only"])),
+    "/mixed-index.xml": xml(sitemapIndex(["http://q.test/pinned.xml", "http://127.0.0.1:1/part.xml"]))
   },
   "slow.test": {
     "/robots.txt": text("Sitemap: http://slow.test/fast.xml\nSitemap: http://slow.test/slow.xml\n"),
@@ -65,6 +66,11 @@ const hosts: Hosts = {
 let site: FixtureSite.Site
 beforeAll(async () => {
   site = await startSites(hosts)
+  // Reached as `127.0.0.1:<port>`, the site's own address: its sitemap lists URLs with that port.
+  hosts["127.0.0.1"] = {
+    "/robots.txt": text(`Sitemap: http://127.0.0.1:${site.port}/ported.xml\n`),
+    "/ported.xml": xml(urlset([`http://127.0.0.1:${site.port}/ported/a`, `http://127.0.0.1:${site.port}/ported/b`]))
+  }
 })
 afterAll(() => site.close())
 
@@ -135,6 +141,35 @@ describe("UrlDiscovery query semantics", () => {
     const result = await map({ domain: "q.test", sitemapUrl: "http://q.test/pinned.xml" })
     expect(urlsOf(result)).toEqual(["http://q.test/pinned-only"])
     expect(result.meta).toMatchObject({ sitemapsDiscovered: 1, sitemapsFetched: 1, sitemapsSkipped: 0, errors: [] })
+  })
+
+  it("fails with the fetch error when the given sitemapUrl cannot be fetched, as when no host answers", async () => {
+    // Nothing listens on port 1 of loopback: the connection is refused.
+    const refused = await fail({ domain: "q.test", sitemapUrl: "http://127.0.0.1:1/sitemap.xml" })
+    expect(refused).toMatchObject({ _tag: "WebsiteError", reason: "Unreachable", errorCode: "WEBSITE_ACCESS_ERROR" })
+    const unresolved = await fail({ domain: "q.test", sitemapUrl: "http://nowhere.invalid/sitemap.xml" })
+    expect(unresolved).toMatchObject({ _tag: "WebsiteError", errorCode: "WEBSITE_NOT_FOUND" })
+    const missing = await fail({ domain: "q.test", sitemapUrl: "http://q.test/no-such-sitemap.xml" })
+    expect(missing).toMatchObject({ _tag: "WebsiteError", reason: "HttpStatus", status: 404 })
+    // The domain alone (no sitemapUrl) still maps: only the given sitemap is the request.
+    expect(urlsOf(await map({ domain: "q.test" }))).toContain("http://q.test/pricing")
+  })
+
+  it("keeps a sitemapUrl index whose parts fail: their errors are reported, the others' URLs returned", async () => {
+    const result = await map({ domain: "q.test", sitemapUrl: "http://q.test/mixed-index.xml" })
+    expect(urlsOf(result)).toEqual(["http://q.test/pinned-only"])
+    expect(result.meta.errors).toHaveLength(1)
+    expect(result.meta.errors[0]).toMatch(/^http:\/\/127\.0\.0\.1:1\/part\.xml: /)
+  })
+
+  it("keeps the port of a domain: the site on that port is mapped, and the answer names it", async () => {
+    const address = `127.0.0.1:${site.port}`
+    const result = await map({ domain: address })
+    expect(result.domain).toBe(address)
+    expect(urlsOf(result)).toEqual(expect.arrayContaining([`http://${address}/ported/a`, `http://${address}/ported/b`]))
+    expect(requested(site, "127.0.0.1")).toContain("/ported.xml")
+    // A URL with the port means the same.
+    expect((await map({ domain: `http://${address}/some/page` })).domain).toBe(address)
   })
 
   it("ranks by relevance for search, most relevant first, dropping unrelated pages", async () => {

@@ -19,7 +19,9 @@ export const MAX_JSON_BODY_BYTES = 2 * 1024 * 1024
 export type Unread = "TooLarge" | "Unreadable"
 
 /** The Node request and response under a platform request, when it has them (the API front's and the platform's). */
-const nodeParts = (request: HttpServerRequest.HttpServerRequest): { readonly source: http.IncomingMessage; readonly response: http.ServerResponse | undefined } | undefined => {
+const nodeParts = (
+  request: HttpServerRequest.HttpServerRequest
+): { readonly source: http.IncomingMessage; readonly response: http.ServerResponse | undefined } | undefined => {
   const candidate = request as unknown as { readonly source?: unknown; readonly response?: unknown }
   if (!(candidate.source instanceof http.IncomingMessage)) return undefined
   const response = typeof candidate.response === "function" ? (candidate.response as () => unknown)() : candidate.response

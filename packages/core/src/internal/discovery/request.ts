@@ -18,7 +18,10 @@ export const limits = {
 
 /** What the checked request needs downstream. */
 export interface Checked {
+  /** The bare host: the site's scope and its key in the index. */
   readonly domain: string
+  /** The host with the port the request named (`localhost:3000`), or the bare host: where the site is fetched from. */
+  readonly site: string
   readonly maxLinks: number
   readonly accepts: (url: string) => boolean
   readonly search: string | undefined
@@ -56,6 +59,7 @@ export const check = (input: Input): Either.Either<Checked, InvalidRequest> => {
   }
   const domain = domainOf(input.domain)
   if (domain === undefined) return invalid("domain", `"${input.domain}" is not a domain name`)
+  const port = portOf(input.domain)
   const maxLinks = input.maxLinks ?? limits.maxLinks.default
   if (!Number.isInteger(maxLinks) || maxLinks < limits.maxLinks.min || maxLinks > limits.maxLinks.max) {
     return invalid("maxLinks", `must be an integer from ${limits.maxLinks.min} to ${limits.maxLinks.max}, not ${maxLinks}`)
@@ -81,5 +85,18 @@ export const check = (input: Input): Either.Either<Checked, InvalidRequest> => {
   }
   const accepts = input.urlRegex === undefined ? Either.right(() => true) : compile(input.urlRegex)
   if (Either.isLeft(accepts)) return Either.left(accepts.left)
-  return Either.right({ domain, maxLinks, accepts: accepts.right, search, sitemapUrl: input.sitemapUrl, timeoutMs })
+  const site = port === undefined ? domain : `${domain}:${port}`
+  return Either.right({ domain, site, maxLinks, accepts: accepts.right, search, sitemapUrl: input.sitemapUrl, timeoutMs })
+}
+
+// The port a domain names (`example.com:8080`, `http://localhost:3000/`), read as `domainOf` reads the host; none for
+// the scheme's default port or when none is given.
+const portOf = (input: string): string | undefined => {
+  const text = input.trim()
+  try {
+    const port = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`).port
+    return port === "" ? undefined : port
+  } catch {
+    return undefined
+  }
 }

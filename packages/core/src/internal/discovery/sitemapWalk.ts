@@ -7,6 +7,7 @@
  * reported in `meta.errors`) or guessed (common locations: a 404 there is just absence, not an error).
  */
 import { Effect } from "effect"
+import type { InvalidRequest, WebsiteError } from "../../Errors.js"
 import { Fetcher } from "../../Fetcher.js"
 import { normalize } from "../../UrlNormal.js"
 import type { Collector } from "./collector.js"
@@ -43,6 +44,8 @@ export const CONCURRENCY = 8
 interface WalkOptions {
   readonly collector: Collector
   readonly headers: Readonly<Record<string, string>> | undefined
+  /** Told of every sitemap that could not be fetched (besides `meta.errors`), with the fetch's error. */
+  readonly onFetchFailure?: ((url: string, error: WebsiteError | InvalidRequest) => void) | undefined
 }
 
 /** Reads sources and everything their indexes lead to; every call shares one loop guard and one connection pool. */
@@ -128,6 +131,7 @@ export const makeWalker = (options: WalkOptions): Effect.Effect<Walker, never, F
             const tooLarge = error instanceof Unreadable
               ? error.tooLarge
               : error._tag === "WebsiteError" && error.reason === "TooLarge"
+            if (!tooLarge && !(error instanceof Unreadable)) options.onFetchFailure?.(url, error)
             if (!source.declared && !tooLarge) return Effect.void // a guessed location that is not there
             if (!source.declared) meta.sitemapsDiscovered++
             meta.sitemapsSkipped++

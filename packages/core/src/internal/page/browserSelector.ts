@@ -19,7 +19,11 @@ const parse = createParser({
     namespace: false,
     nestingSelector: false,
     // Chromium's `querySelector` knows the `i` flag of attribute selectors, not `s`.
-    attributes: { operators: ["=", "~=", "|=", "^=", "$=", "*="], caseSensitivityModifiers: ["i", "I"], unknownCaseSensitivityModifiers: "reject" },
+    attributes: {
+      operators: ["=", "~=", "|=", "^=", "$=", "*="],
+      caseSensitivityModifiers: ["i", "I"],
+      unknownCaseSensitivityModifiers: "reject"
+    },
     pseudoElements: false,
     pseudoClasses: {
       unknown: "reject",

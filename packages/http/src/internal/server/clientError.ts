@@ -12,7 +12,10 @@ import * as http from "node:http"
 import type { Duplex } from "node:stream"
 
 /** What a parser error becomes: its status, the contract's code and a message. */
-export const describe = (error: NodeJS.ErrnoException, maxHeaderSize: number): { readonly status: number; readonly errorCode: string; readonly message: string } => {
+export const describe = (
+  error: NodeJS.ErrnoException,
+  maxHeaderSize: number
+): { readonly status: number; readonly errorCode: string; readonly message: string } => {
   switch (error.code) {
     case "HPE_HEADER_OVERFLOW":
       return {

@@ -1,6 +1,6 @@
 /**
- * Ids and secrets in the formats of decisions §1 (`<prefix>` + 16 base62 characters; secrets of a given length), for
- * every package that mints them.
+ * Ids and secrets in the formats of decisions §1, re-exported from `@sift/store/Ids` (where id generation lives) for
+ * auth's existing callers.
  *
  * @since 0.1.0
  */
@@ -9,4 +9,4 @@ export {
   base62,
   /** An id such as `mon_` + 16 base62. */
   id
-} from "./internal/ids.js"
+} from "@sift/store/Ids"

@@ -83,6 +83,11 @@ export const getUser = (userId: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.map(sql<Record<string, unknown>>`SELECT * FROM users WHERE id = ${userId}`, (rows) => Option.map(Option.fromNullable(rows[0]), userFromRow)))
 
+/** The email addresses of an organization's users (whom monitors email when their webhooks keep failing). */
+export const emailsOf = (orgId: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(sql<{ email: string }>`SELECT email FROM users WHERE org_id = ${orgId} ORDER BY email`, (rows) => rows.map((row) => row.email)))
+
 /**
  * Signs a new person up with a password: a new organization on the free plan and the user in it, email unverified.
  * Returns the user and the one-time verification token to mail.

@@ -14,6 +14,7 @@ import { MonitorService, migrations as monitorMigrations } from "@sift/monitors"
 import { Config, Effect, Layer, Option, Redacted } from "effect"
 import { randomUUID } from "node:crypto"
 import { BlobStore, JobQueue, Mailer } from "@sift/store"
+import { migrations as webhookMigrations } from "@sift/webhooks"
 import * as Admin from "./Admin.js"
 import * as Agents from "./Agents/Http.js"
 import * as AgentLimits from "./Agents/Limits.js"
@@ -23,6 +24,7 @@ import * as Images from "./Images/Http.js"
 import * as Logs from "./Logs/Http.js"
 import * as Mcp from "./Mcp/Http.js"
 import * as MonitorRoutes from "./Monitors/Http.js"
+import * as MonitorServices from "./Monitors/Services.js"
 import * as Naics from "./Naics/Http.js"
 import * as OpenApi from "./OpenApi.js"
 import * as Parse from "./Parse/Http.js"
@@ -110,6 +112,8 @@ export const migrations = {
   http: RequestLog.migrations,
   mcp: Mcp.migrations,
   mailer: Mailer.migrations,
+  // Before monitors: monitors/0003 gives existing webhooks their secrets in the webhooks package's table.
+  webhooks: webhookMigrations,
   monitors: monitorMigrations
 }
 
@@ -130,7 +134,7 @@ const monitors = Layer.unwrapEffect(Effect.map(
     concurrency: Config.integer("SIFT_MONITOR_CONCURRENCY").pipe(Config.withDefault(4))
   }),
   (config) => MonitorService.layer({ allowPrivateTargets: config.allowPrivateTargets, scheduler: { tickMs: config.tickMs, concurrency: config.concurrency } })
-))
+)).pipe(Layer.provide(MonitorServices.layer))
 
 /** The process's one job queue (pg-boss on the same database): URL enrichment, monitor runs, webhook deliveries. */
 const jobs = JobQueue.layer({ queues: [UrlEnrichment.QUEUE, ...MonitorService.QUEUES] })

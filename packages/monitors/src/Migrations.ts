@@ -1,12 +1,14 @@
 /**
  * The monitors package's tables, registered under the `monitors` key of the store's migrations: monitors, their runs
- * and changes (0001), then the webhook deliveries (0002, from `Webhooks`).
+ * and changes (0001). The webhook tables were "0002_webhooks" here; they now belong to `@sift/webhooks` (its own
+ * `webhooks` key, a no-op on databases that already have them), and a database that recorded monitors/0002 keeps that
+ * record harmlessly. 0003 gives a secret to every webhook that has none, so reads never need to make one.
  *
  * @since 0.1.0
  */
 import * as SqlClient from "@effect/sql/SqlClient"
+import { Secrets } from "@sift/webhooks"
 import { Effect } from "effect"
-import * as Webhooks from "./Webhooks.js"
 
 /** The monitors package's migrations. */
 export const migrations = {
@@ -74,5 +76,15 @@ export const migrations = {
     );
     CREATE INDEX monitor_changes_org ON monitor_changes (org_id, detected_at DESC, id DESC);
     CREATE INDEX monitor_changes_monitor ON monitor_changes (monitor_id, detected_at DESC, id DESC)`.unprepared),
-  "0002_webhooks": Webhooks.migration
+  "0003_webhook_secrets": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const [table] = yield* sql<{ present: boolean }>`SELECT to_regclass('webhook_secrets') IS NOT NULL AS present`
+    // A new database (the webhooks migrations not run yet) has no monitors: nothing to give a secret to.
+    if (table?.present !== true) return
+    const missing = yield* sql<{ id: string; url: string }>`
+      SELECT m.id, m.webhook->>'url' AS url FROM monitors m
+      WHERE m.webhook->>'url' IS NOT NULL
+        AND NOT EXISTS (SELECT 1 FROM webhook_secrets s WHERE s.monitor_id = m.id AND s.url = m.webhook->>'url')`
+    yield* Effect.forEach(missing, (monitor) => Secrets.secretFor(monitor.id, monitor.url), { discard: true })
+  })
 }

@@ -8,13 +8,13 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Ids } from "@sift/auth"
 import { Errors } from "@sift/core"
+import * as Ids from "@sift/store/Ids"
 import { JobQueue, type JobQueueError } from "@sift/store/JobQueue"
-import { Clock, Effect } from "effect"
+import { Failures, Secrets } from "@sift/webhooks"
+import { Clock, Effect, type Redacted } from "effect"
 import * as Slots from "./internal/monitors/slots.js"
 import * as Views from "./internal/monitors/views.js"
-import * as Durable from "./internal/webhooks/Durable.js"
 import { MonitorRefused } from "./MonitorErrors.js"
 import * as MonitorSpec from "./MonitorSpec.js"
 
@@ -134,21 +134,29 @@ export const queueRun = (monitor: Views.MonitorRow, trigger: "create" | "schedul
     return id
   })
 
-/** The webhook secret shown to a caller allowed to see it. */
-const secretShown = (owner: Owner, monitor: Views.MonitorRow) =>
+/**
+ * The monitor objects of rows, with their webhook failures and (for writers) secrets, each read in one statement for
+ * the whole page (none without webhooks). Reads never write: secrets are made where webhooks are set.
+ */
+const presentAll = (owner: Owner, monitors: ReadonlyArray<Views.MonitorRow>, withBaseline = false) =>
   Effect.gen(function*() {
-    const webhook = Views.webhookOf(monitor)
-    if (webhook === null || !owner.canWrite) return undefined
-    return yield* Durable.secretFor(monitor.id, webhook.url)
+    const hooked = monitors.filter((monitor) => Views.webhookOf(monitor) !== null).map((monitor) => monitor.id)
+    const failures = yield* Failures.failuresOf(hooked)
+    const secrets: ReadonlyMap<string, { readonly url: string; readonly secret: Redacted.Redacted<string> }> = owner.canWrite
+      ? yield* Secrets.secretsOf(hooked)
+      : new Map()
+    return monitors.map((monitor) => {
+      const webhook = Views.webhookOf(monitor)
+      const stored = secrets.get(monitor.id)
+      // A secret signs for the URL it was made for; the write paths keep the two together.
+      const secret = webhook !== null && stored !== undefined && stored.url === webhook.url ? stored.secret : undefined
+      return Views.monitorView(monitor, { secret, failure: failures.get(monitor.id), withBaseline })
+    })
   })
 
 /** The monitor object of a row, with its webhook failure and (for writers) secret. */
 const present = (owner: Owner, monitor: Views.MonitorRow, withBaseline = false) =>
-  Effect.gen(function*() {
-    const secret = yield* secretShown(owner, monitor)
-    const failure = yield* Durable.failureOf(monitor.id)
-    return Views.monitorView(monitor, { secret, failure, withBaseline })
-  })
+  Effect.map(presentAll(owner, [monitor], withBaseline), (views) => views[0]!)
 
 /** Creates a monitor and queues its baseline run. */
 export const create = (owner: Owner, spec: MonitorSpec.NewMonitor) =>
@@ -184,7 +192,7 @@ export const create = (owner: Owner, spec: MonitorSpec.NewMonitor) =>
         next_run_at: new Date(Slots.nextSlot(id, interval, now.getTime()))
       }
       const [inserted] = yield* sql<Views.MonitorRow>`INSERT INTO monitors ${sql.insert(values)} RETURNING *`
-      if (spec.webhook !== null) yield* Durable.secretFor(id, spec.webhook.url)
+      if (spec.webhook !== null) yield* Secrets.secretFor(id, spec.webhook.url)
       const initialRunId = yield* queueRun(inserted!, "create", now)
       const view: Record<string, unknown> & { readonly initial_run_id: string } = { ...(yield* present(owner, inserted!)), initial_run_id: initialRunId }
       return view
@@ -233,7 +241,7 @@ export const list = (owner: Owner, filters: MonitorFilters) =>
     const rows = yield* sql<Views.MonitorRow>`
       SELECT * FROM monitors WHERE ${sql.and(conditions)} ORDER BY created_at DESC, id DESC LIMIT ${filters.limit + 1}`
     const page = pageOf(rows, filters.limit, (r) => r.created_at, (r) => r)
-    const data = yield* Effect.forEach(page.data as ReadonlyArray<Views.MonitorRow>, (monitor) => present(owner, monitor))
+    const data = yield* presentAll(owner, page.data as ReadonlyArray<Views.MonitorRow>)
     return { ...page, data } satisfies Page
   })
 
@@ -275,7 +283,7 @@ export const update = (owner: Owner, id: string, body: unknown) =>
         const before = Views.webhookOf(current)
         if (change.webhook === null) {
           set.webhook = null
-          yield* Durable.clearFailure(id)
+          yield* Failures.clearFailure(id)
         } else {
           // Omitted events or retry keep the current ones (interface.md PATCH).
           const merged: Views.StoredWebhook = {
@@ -284,8 +292,8 @@ export const update = (owner: Owner, id: string, body: unknown) =>
             ...(change.webhook.retry !== undefined ? { retry: change.webhook.retry } : before?.retry !== undefined ? { retry: before.retry } : {})
           }
           set.webhook = JSON.stringify(merged)
-          if (before?.url !== merged.url) yield* Durable.clearFailure(id)
-          yield* Durable.secretFor(id, merged.url)
+          if (before?.url !== merged.url) yield* Failures.clearFailure(id)
+          yield* Secrets.secretFor(id, merged.url)
         }
       }
       if (change.status === "paused") {
@@ -421,11 +429,13 @@ export const change = (owner: Owner, changeId: string) =>
 export const rotateSecret = (owner: Owner, id: string) =>
   Effect.gen(function*() {
     const monitor = yield* row(owner.orgId, id)
-    if (Views.webhookOf(monitor) === null) {
+    const webhook = Views.webhookOf(monitor)
+    if (webhook === null) {
       return yield* new MonitorRefused({ reason: "NoWebhook", detail: `Monitor ${id} has no webhook; set one with PATCH first` })
     }
-    const secret = yield* Durable.rotateSecret(id)
-    const failure = yield* Durable.failureOf(id)
+    // A webhook without a secret row (none should remain after monitors/0003) gets one here: rotation is a write.
+    const secret = (yield* Secrets.rotateSecret(id)) ?? (yield* Secrets.secretFor(id, webhook.url))
+    const failure = yield* Failures.failureOf(id)
     return Views.monitorView(monitor, { secret, failure })
   })
 

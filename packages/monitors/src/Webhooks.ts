@@ -1,8 +1,8 @@
 /**
- * Webhook events of monitors (interface.md "Events", decisions §8). `WebhookEvents.emit` is called after each finished
- * run: it records one durable delivery per subscribed event (`change.detected`, `run.completed`, each with its own
- * `evt_` id) and answers their ids for the run's `webhook_delivery_ids`. The layer works the delivery queue and emails
- * the organization when a receiver keeps failing.
+ * Webhook events of monitors (interface.md "Events", decisions §8), delivered by `@sift/webhooks`. `WebhookEvents.emit`
+ * is called after each finished run: it records one durable delivery per subscribed event (`change.detected`,
+ * `run.completed`, each with its own `evt_` id) and answers their ids for the run's `webhook_delivery_ids`. The layer
+ * works the delivery queue and emails the organization when a receiver keeps failing.
  *
  * @since 0.1.0
  */
@@ -10,21 +10,15 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { JobQueue, type JobQueueError } from "@sift/store/JobQueue"
 import { Mailer } from "@sift/store/Mailer"
+import { Deliveries, Secrets } from "@sift/webhooks"
 import { Context, Effect, Layer } from "effect"
-import * as Durable from "./internal/webhooks/Durable.js"
-import * as Events from "./internal/webhooks/Events.js"
-import type { RetrySetting } from "./internal/webhooks/RetryPolicy.js"
-
-export {
-  /** Manual retry refusals (DELIVERY_* and NOT_FOUND error codes). */
-  DeliveryRetryRefused
-} from "./internal/webhooks/Durable.js"
+import * as Events from "./internal/monitors/events.js"
 
 /** A monitor's webhook as stored by the monitors package. */
 export interface WebhookSettings {
   readonly url: string
   readonly events?: ReadonlyArray<Events.EventType> | undefined
-  readonly retry?: RetrySetting
+  readonly retry?: Deliveries.RetrySetting
 }
 
 /** What `emit` needs of a monitor. */
@@ -49,12 +43,6 @@ export class WebhookEvents extends Context.Tag("@sift/monitors/WebhookEvents")<W
   }) => Effect.Effect<ReadonlyArray<string>, SqlError | JobQueueError>
 }>() {}
 
-/** The tables, for the monitors migrations record under "0002_webhooks". */
-export const migration = Durable.migration
-
-/** Secret of a monitor's webhook URL (kept for the same URL, new for a new one), rotation, deliveries, attempts, failures. */
-export const { attempts, clearFailure, failureOf, get: getDelivery, list: listDeliveries, retryByHand, rotateSecret, secretFor, view: viewDelivery } = Durable
-
 /** Options of the layer. */
 export interface Options {
   /** `SIFT_ALLOW_PRIVATE_TARGETS`: deliver to non-public addresses too. */
@@ -75,10 +63,10 @@ export const layer = (options: Options): Layer.Layer<WebhookEvents, JobQueueErro
     Effect.gen(function*() {
       const context = yield* Effect.context<SqlClient.SqlClient | JobQueue>()
       const mailer = yield* Mailer
-      yield* Durable.worker({
+      yield* Deliveries.worker({
         allowPrivateTargets: options.allowPrivateTargets,
         pollingIntervalSeconds: options.pollingIntervalSeconds,
-        onFailureStreak: ({ monitorId, url, failure }) =>
+        onFailureStreak: ({ failure, ownerId: monitorId, url }) =>
           Effect.flatMap(options.recipients(monitorId), (to) =>
             Effect.forEach(to, (address) =>
               mailer.send({
@@ -91,7 +79,7 @@ export const layer = (options: Options): Layer.Layer<WebhookEvents, JobQueueErro
               { discard: true }))
       })
       return WebhookEvents.of({
-        emit: ({ monitor, run, change }) =>
+        emit: ({ change, monitor, run }) =>
           Effect.gen(function*() {
             const webhook = monitor.webhook
             if (webhook === null || webhook === undefined) return []
@@ -101,10 +89,10 @@ export const layer = (options: Options): Layer.Layer<WebhookEvents, JobQueueErro
               change,
               events: webhook.events ?? Events.DEFAULT_EVENTS
             })
-            // Makes sure the URL has its secret before the first attempt reads it.
-            yield* Durable.secretFor(monitor.id, webhook.url)
+            // Makes sure the URL has its secret before the first attempt reads it (a run is a write path).
+            yield* Secrets.secretFor(monitor.id, webhook.url)
             return yield* Effect.forEach(events, (event) =>
-              Durable.enqueue({ monitorId: monitor.id, runId: run.id, url: webhook.url, retry: webhook.retry, event }))
+              Deliveries.enqueue({ ownerId: monitor.id, runId: run.id, url: webhook.url, retry: webhook.retry, event }))
           }).pipe(Effect.provide(context))
       })
     })

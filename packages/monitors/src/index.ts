@@ -1,10 +1,12 @@
 /**
- * @sift/monitors: monitors that watch a page, a sitemap or extracted data on a schedule, detect changes and deliver
- * signed, retried webhook events.
+ * @sift/monitors: monitors that watch a page, a sitemap or extracted data on a schedule, detect changes and send
+ * their events through `@sift/webhooks`. The embedding service provides `MonitorCharge` and `FailureRecipients`.
  *
  * @since 0.1.0
  */
 export * as ChangeDetection from "./ChangeDetection.js"
+export * as FailureRecipients from "./FailureRecipients.js"
+export * as MonitorCharge from "./MonitorCharge.js"
 export * as MonitorErrors from "./MonitorErrors.js"
 export * as Monitors from "./Monitors.js"
 export * as MonitorScheduler from "./MonitorScheduler.js"

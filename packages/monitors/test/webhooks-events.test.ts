@@ -6,7 +6,7 @@ import * as Sql from "@sift/store/Sql"
 import { Duration, Effect, Layer, Schedule } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
-import * as Signature from "../src/internal/webhooks/Signature.js"
+import { Deliveries, migrations as webhookMigrations, Secrets, Signature } from "@sift/webhooks"
 import * as Webhooks from "../src/Webhooks.js"
 
 const receiver = Effect.acquireRelease(
@@ -27,7 +27,7 @@ const receiver = Effect.acquireRelease(
 )
 
 const database = Layer.tap(Sql.layerPglite({ dir: "memory://" }), (ctx) =>
-  Effect.provide(Migrations.run({ mailer: Mailer.migrations, monitors: { "0002_webhooks": Webhooks.migration } }), ctx))
+  Effect.provide(Migrations.run({ mailer: Mailer.migrations, webhooks: webhookMigrations }), ctx))
 
 const services = Layer.provideMerge(
   Webhooks.layer({ allowPrivateTargets: true, recipients: () => Effect.succeed(["owner@example.com"]), pollingIntervalSeconds: 0.5 }),
@@ -45,7 +45,7 @@ describe("WebhookEvents.emit", () => {
         tags: ["ops"],
         webhook: { url: target.url, events: ["change.detected", "run.completed"] as const }
       }
-      const secret = yield* Webhooks.secretFor(monitor.id, target.url)
+      const secret = yield* Secrets.secretFor(monitor.id, target.url)
       const run = { id: "run_9", status: "completed", changed: true }
       const change = { id: "chg_9", summary: "Incident posted" }
       const ids = yield* webhooks.emit({ monitor, run, change })
@@ -64,7 +64,7 @@ describe("WebhookEvents.emit", () => {
         expect(r.headers["x-service-event"]).toBe(JSON.parse(r.body).type)
         expect(Signature.verify(r.headers["x-service-signature"] as string, r.body, secret)).toBeUndefined()
       }
-      const delivery = yield* Webhooks.getDelivery(ids[0]!)
+      const delivery = yield* Deliveries.get(ids[0]!)
       expect(delivery?.run_id).toBe("run_9")
 
       // Default events: change.detected only, so a run without a change sends nothing; no webhook sends nothing.
@@ -82,21 +82,21 @@ describe("WebhookEvents.emit", () => {
         ids.push(...(yield* webhooks.emit({ monitor, run: { id: `run_l${n}` }, change: null })))
         yield* Effect.sleep("5 millis")
       }
-      const first = yield* Webhooks.listDeliveries({ monitorIds: ["mon_l"], limit: 2 })
+      const first = yield* Deliveries.list({ ownerIds: ["mon_l"], limit: 2 })
       expect(first.deliveries.map((d) => d.id)).toEqual([ids[2], ids[1]])
       expect(first.deliveries[0]).toMatchObject({ type: "monitor", monitor_id: "mon_l", run_id: "run_l3", event_type: "run.completed", url: target.url })
       expect(first.next_cursor).not.toBeNull()
-      const second = yield* Webhooks.listDeliveries({ monitorIds: ["mon_l"], limit: 2, cursor: first.next_cursor! })
+      const second = yield* Deliveries.list({ ownerIds: ["mon_l"], limit: 2, cursor: first.next_cursor! })
       expect(second.deliveries.map((d) => d.id)).toEqual([ids[0]])
       expect(second.next_cursor).toBeNull()
-      expect((yield* Webhooks.listDeliveries({ runId: "run_l2" })).deliveries.map((d) => d.id)).toEqual([ids[1]])
-      expect((yield* Webhooks.listDeliveries({ monitorIds: [] })).deliveries).toEqual([])
-      yield* Effect.flatMap(Webhooks.listDeliveries({ monitorIds: ["mon_l"], status: "delivered" }), (page) =>
+      expect((yield* Deliveries.list({ runId: "run_l2" })).deliveries.map((d) => d.id)).toEqual([ids[1]])
+      expect((yield* Deliveries.list({ ownerIds: [] })).deliveries).toEqual([])
+      yield* Effect.flatMap(Deliveries.list({ ownerIds: ["mon_l"], status: "delivered" }), (page) =>
         page.deliveries.length === 3 ? Effect.void : Effect.fail("not all delivered yet")).pipe(
         Effect.retry(Schedule.spaced("200 millis")),
         Effect.timeoutFail({ duration: Duration.seconds(30), onTimeout: () => new Error("deliveries not delivered") })
       )
-      expect((yield* Webhooks.viewDelivery(ids[0]!))?.status).toBe("delivered")
-      expect(yield* Webhooks.viewDelivery("whd_none")).toBeUndefined()
+      expect((yield* Deliveries.view(ids[0]!))?.status).toBe("delivered")
+      expect(yield* Deliveries.view("whd_none")).toBeUndefined()
     }).pipe(Effect.scoped, Effect.provide(services)), 120_000)
 })

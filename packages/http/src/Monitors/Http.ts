@@ -8,8 +8,9 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
 import { Permissions } from "@sift/auth"
 import { Errors } from "@sift/core"
-import { Monitors, MonitorSpec, Webhooks } from "@sift/monitors"
+import { Monitors, MonitorSpec } from "@sift/monitors"
 import type { JobQueue } from "@sift/store"
+import { Deliveries } from "@sift/webhooks"
 import { Clock, Effect } from "effect"
 import { ApiFailure } from "../ErrorMapping.js"
 import * as QueryParams from "../QueryParams.js"
@@ -188,7 +189,7 @@ const deliveryNotFound = (id: string) => new ApiFailure({ code: "NOT_FOUND", det
 
 /** A delivery of the caller's organization, or 404. */
 const ownDelivery = (owner: Monitors.Owner, id: string) =>
-  Effect.flatMap(Webhooks.viewDelivery(id), (delivery) =>
+  Effect.flatMap(Deliveries.view(id), (delivery) =>
     delivery === undefined
       ? Effect.fail(deliveryNotFound(id))
       : Effect.flatMap(Monitors.monitorIdsOf(owner.orgId, delivery.monitor_id), (ids) =>
@@ -200,7 +201,7 @@ export const delivery = (id: string) => route(noInput, (owner) => ownDelivery(ow
 /** `GET /webhooks/deliveries/{id}/attempts`. */
 export const attempts = (id: string) =>
   route(noInput, (owner) =>
-    Effect.flatMap(ownDelivery(owner, id), () => Effect.map(Webhooks.attempts(id), (data) => ({ data }))))
+    Effect.flatMap(ownDelivery(owner, id), () => Effect.map(Deliveries.attempts(id), (data) => ({ data }))))
 
 const DELIVERY_STATUSES = ["pending", "delivering", "retrying", "delivered", "failed", "cancelled"] as const
 
@@ -240,7 +241,7 @@ export const deliveries = route(
       // Batches send no deliveries yet: their list is empty.
       if (filter.type === "batch") return { data: [], has_more: false, next_cursor: null }
       const monitorIds = yield* Monitors.monitorIdsOf(owner.orgId, filter.monitorId)
-      const page = yield* Webhooks.listDeliveries({ ...filter, monitorIds })
+      const page = yield* Deliveries.list({ ...filter, ownerIds: monitorIds })
       return { data: page.deliveries, has_more: page.next_cursor !== null, next_cursor: page.next_cursor }
     })
 )
@@ -261,7 +262,7 @@ export const retry = (id: string, idempotencyKey: string | undefined) =>
     (owner, input) =>
       Effect.gen(function*() {
         yield* ownDelivery(owner, id)
-        const queued = yield* Webhooks.retryByHand(id, { force: input.force, idempotencyKey }).pipe(
+        const queued = yield* Deliveries.retryByHand(id, { force: input.force, idempotencyKey }).pipe(
           Effect.catchTag("DeliveryRetryRefused", (refused) =>
             Effect.fail(new ApiFailure({ code: refused.error_code, detail: refusalMessage(refused.error_code, id) })))
         )

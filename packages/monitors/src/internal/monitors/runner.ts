@@ -5,9 +5,10 @@
  * Credits are charged only for a completed run; a failed or skipped run costs nothing and sends nothing.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { CreditLedger, Ids } from "@sift/auth"
+import * as Ids from "@sift/store/Ids"
 import { Cause, Clock, Effect, Either, Option } from "effect"
 import * as ChangeDetection from "../../ChangeDetection.js"
+import { MonitorCharge } from "../../MonitorCharge.js"
 import { DEFAULT_CONFIDENCE_THRESHOLD, type ChangeDetection as Detection, type Target } from "../../MonitorSpec.js"
 import { WebhookEvents } from "../../Webhooks.js"
 import { observeExtract, observePage, observeSitemap, ObservationFailed } from "./observe.js"
@@ -107,7 +108,7 @@ const observeAndCompare = (
 export const execute = (runId: string) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const ledger = yield* CreditLedger.CreditLedger
+    const charges = yield* MonitorCharge
     const events = yield* WebhookEvents
     const startedAt = new Date(yield* Clock.currentTimeMillis)
 
@@ -160,14 +161,14 @@ export const execute = (runId: string) =>
     const { detection, monitor, run, target } = claimed
     const cost = costOf(target, detection)
 
-    const reservation = yield* Effect.either(ledger.reserve(monitor.org_id, cost, { ttlMs: 20 * 60_000 }).pipe(Effect.sandbox))
-    if (Either.isLeft(reservation)) {
-      const failure = Cause.failureOption(reservation.left)
-      if (Option.isSome(failure) && failure.value._tag === "UsageExceeded") {
+    const hold = yield* Effect.either(charges.hold(monitor.org_id, cost, { ttlMs: 20 * 60_000 }).pipe(Effect.sandbox))
+    if (Either.isLeft(hold)) {
+      const failure = Cause.failureOption(hold.left)
+      if (Option.isSome(failure) && failure.value._tag === "InsufficientCredits") {
         yield* sql.withTransaction(finishSkip(run, monitor, "insufficient_credits"))
       } else {
-        // The ledger itself failed (or the organization is gone): the run fails, it never stays running.
-        yield* Effect.logWarning(`monitor run ${runId}: credits could not be reserved`, reservation.left)
+        // The credit system itself failed (or the organization is gone): the run fails, it never stays running.
+        yield* Effect.logWarning(`monitor run ${runId}: credits could not be reserved`, hold.left)
         yield* recordFailure(runId, monitor.id, { code: "INTERNAL_ERROR", message: "credits could not be reserved; the next run tries again" }, startedAt)
       }
       return
@@ -183,7 +184,7 @@ export const execute = (runId: string) =>
     ))
     const completedAt = new Date(yield* Clock.currentTimeMillis)
     if (Either.isLeft(outcome)) {
-      yield* Effect.ignore(ledger.release(reservation.right))
+      yield* Effect.ignore(charges.release(hold.right))
       const error = outcome.left instanceof ObservationFailed
         ? { code: outcome.left.code, message: outcome.left.detail }
         : { code: "INTERNAL_ERROR", message: "the run failed unexpectedly" }
@@ -258,9 +259,9 @@ export const execute = (runId: string) =>
       return true
     }))
     if (delivered) {
-      yield* ledger.commit(reservation.right, { credits: cost, requestId: runId })
+      yield* charges.charge(hold.right, { credits: cost, runId })
     } else {
-      yield* Effect.ignore(ledger.release(reservation.right))
+      yield* Effect.ignore(charges.release(hold.right))
     }
   })
 

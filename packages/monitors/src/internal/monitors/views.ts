@@ -1,7 +1,8 @@
 /**
  * Rows as the API shows them (decisions §7): the monitor object, runs and changes, and the opaque list cursor.
  */
-import type * as Durable from "../webhooks/Durable.js"
+import type { Failures } from "@sift/webhooks"
+import { Redacted } from "effect"
 
 const iso = (value: unknown): string | null =>
   value === null || value === undefined ? null : (value instanceof Date ? value : new Date(String(value))).toISOString()
@@ -33,8 +34,8 @@ export const retrySettingOf = (webhook: StoredWebhook): undefined | Record<strin
 export const monitorView = (
   row: MonitorRow,
   extra: {
-    readonly secret?: string | undefined
-    readonly failure?: Durable.WebhookFailure | undefined
+    readonly secret?: Redacted.Redacted<string> | undefined
+    readonly failure?: Failures.WebhookFailure | undefined
     readonly withBaseline?: boolean | undefined
   } = {}
 ): Record<string, unknown> => {
@@ -53,7 +54,8 @@ export const monitorView = (
       url: webhook.url,
       events: webhook.events ?? ["change.detected"],
       ...(webhook.retry === undefined ? {} : { retry: webhook.retry }),
-      ...(extra.secret === undefined ? {} : { secret: extra.secret })
+      // The one place a secret is unwrapped for the API: callers allowed to write monitors.
+      ...(extra.secret === undefined ? {} : { secret: Redacted.value(extra.secret) })
     },
     last_run_at: iso(row.last_run_at),
     last_change_at: iso(row.last_change_at),

@@ -2,7 +2,7 @@
  * The events a finished monitor run produces (interface.md "Events", decisions §8): `change.detected` when the run
  * recorded a change, `run.completed` for every finished run; each with its own `evt_` id, for the webhook's `events`.
  */
-import { randomBytes } from "node:crypto"
+import { Deliveries } from "@sift/webhooks"
 
 /** The event names. */
 export type EventType = "change.detected" | "run.completed"
@@ -17,20 +17,14 @@ export interface MonitorSummary {
   readonly tags: ReadonlyArray<string>
 }
 
-/** One event as delivered (the body of the POST). */
-export interface Event {
-  readonly id: string
-  readonly type: EventType
-  readonly created_at: string
-  readonly data: {
-    readonly monitor: MonitorSummary
-    readonly change?: unknown
-    readonly run?: unknown
-  }
-}
+/** One event as delivered (the body of the POST): the webhooks package's envelope with a monitor's event kinds. */
+export type Event = Deliveries.Envelope<EventType, {
+  readonly monitor: MonitorSummary
+  readonly change?: unknown
+  readonly run?: unknown
+}>
 
-/** A new event id: `evt_` and 24 hex characters. */
-export const eventId = (): string => `evt_${randomBytes(12).toString("hex")}`
+const eventId = Deliveries.eventId
 
 /**
  * The events of one finished run for a webhook subscribed to `events`: a change (when there is one) yields

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Deferred, Effect, Fiber, Ref, TestClock } from "effect"
+import { Chunk, Deferred, Effect, Fiber, Redacted, Ref, TestClock } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
-import * as Deliver from "../src/internal/webhooks/Deliver.js"
-import * as Events from "../src/internal/webhooks/Events.js"
-import * as RetryPolicy from "../src/internal/webhooks/RetryPolicy.js"
-import * as Signature from "../src/internal/webhooks/Signature.js"
+import * as Deliver from "../src/internal/deliver.js"
+import { type Envelope, eventId } from "../src/internal/envelope.js"
+import * as RetryPolicy from "../src/internal/retryPolicy.js"
+import * as Signature from "../src/internal/signature.js"
 
 interface Received {
   readonly headers: http.IncomingHttpHeaders
@@ -52,26 +52,9 @@ const monitor = { id: "mon_123", name: "Pricing page", tags: ["pricing", "compet
 const run = { id: "run_1", status: "completed" }
 const change = { id: "chg_1", summary: "Price changed" }
 
-const oneEvent = (type: Events.EventType = "change.detected") =>
-  Events.forRun({ monitor, run, change, events: [type] })[0]!
-
-describe("webhook events", () => {
-  it("a run with a change yields change.detected and run.completed as two events with their own ids", () => {
-    const events = Events.forRun({ monitor, run, change, events: ["change.detected", "run.completed"], now: new Date(0) })
-    expect(events.map((e) => e.type)).toEqual(["change.detected", "run.completed"])
-    expect(events[0]!.id).toMatch(/^evt_[0-9a-f]{24}$/)
-    expect(events[0]!.id).not.toBe(events[1]!.id)
-    expect(events[0]).toMatchObject({ created_at: "1970-01-01T00:00:00.000Z", data: { monitor, change } })
-    expect(events[0]!.data.run).toBeUndefined()
-    expect(events[1]!.data).toEqual({ monitor, run, change })
-  })
-
-  it("a run without a change yields run.completed with change null, and nothing for change.detected only", () => {
-    expect(Events.forRun({ monitor, run, change: null, events: ["change.detected"] })).toEqual([])
-    const [completed] = Events.forRun({ monitor, run, change: undefined, events: ["change.detected", "run.completed"] })
-    expect(completed).toMatchObject({ type: "run.completed", data: { monitor, run, change: null } })
-  })
-})
+// An envelope as a sender (monitors) makes one: the package delivers whatever kinds its sender names.
+const oneEvent = (type: "change.detected" | "run.completed" = "change.detected"): Envelope =>
+  ({ id: eventId(), type, created_at: new Date().toISOString(), data: type === "change.detected" ? { monitor, change } : { monitor, run, change } })
 
 describe("webhook retry policy", () => {
   it("omitted: one quick retry after a network error, 429 or 5xx only; {} the default schedule; [] none", () => {
@@ -119,7 +102,7 @@ describe("webhook deliveries to a real receiver", () => {
       const target = yield* receiver([{ status: 500 }, { status: 503 }, { status: 502 }])
       const event = oneEvent("run.completed")
       const fiber = yield* Effect.fork(
-        Deliver.deliver({ url: target.url, event, retry: {}, secret: Effect.succeed("whsec_a"), allowPrivateTargets: true })
+        Deliver.deliver({ url: target.url, event, retry: {}, secret: Effect.succeed(Redacted.make("whsec_a")), allowPrivateTargets: true })
       )
       for (const wait of [30_000, 120_000, 600_000]) {
         const sleeps = yield* pendingSleeps
@@ -142,7 +125,7 @@ describe("webhook deliveries to a real receiver", () => {
     Effect.gen(function*() {
       const target = yield* receiver([{ status: 500 }, { status: 500 }, { status: 200 }])
       const fiber = yield* Effect.fork(
-        Deliver.deliver({ url: target.url, event: oneEvent(), retry: undefined, secret: Effect.succeed("k"), allowPrivateTargets: true })
+        Deliver.deliver({ url: target.url, event: oneEvent(), retry: undefined, secret: Effect.succeed(Redacted.make("k")), allowPrivateTargets: true })
       )
       yield* pendingSleeps
       yield* TestClock.adjust(RetryPolicy.QUICK_RETRY_MS)
@@ -154,9 +137,9 @@ describe("webhook deliveries to a real receiver", () => {
   it.scoped("retry [] makes one attempt; a 4xx is not retried", () =>
     Effect.gen(function*() {
       const target = yield* receiver([{ status: 500 }, { status: 410 }])
-      const none = yield* Deliver.deliver({ url: target.url, event: oneEvent(), retry: [], secret: Effect.succeed("k"), allowPrivateTargets: true })
+      const none = yield* Deliver.deliver({ url: target.url, event: oneEvent(), retry: [], secret: Effect.succeed(Redacted.make("k")), allowPrivateTargets: true })
       expect(none.attempts).toHaveLength(1)
-      const gone = yield* Deliver.deliver({ url: target.url, event: oneEvent(), retry: {}, secret: Effect.succeed("k"), allowPrivateTargets: true })
+      const gone = yield* Deliver.deliver({ url: target.url, event: oneEvent(), retry: {}, secret: Effect.succeed(Redacted.make("k")), allowPrivateTargets: true })
       expect(gone).toMatchObject({ status: "failed", lastStatus: "rejected" })
       expect(gone.attempts.map((a) => a.http_status)).toEqual([410])
     }))
@@ -165,7 +148,7 @@ describe("webhook deliveries to a real receiver", () => {
     Effect.gen(function*() {
       const target = yield* receiver([{ status: 429, headers: { "retry-after": "30" } }])
       const fiber = yield* Effect.fork(
-        Deliver.deliver({ url: target.url, event: oneEvent(), retry: undefined, secret: Effect.succeed("k"), allowPrivateTargets: true })
+        Deliver.deliver({ url: target.url, event: oneEvent(), retry: undefined, secret: Effect.succeed(Redacted.make("k")), allowPrivateTargets: true })
       )
       expect(yield* pendingSleeps).toEqual([30_000])
       yield* TestClock.adjust(29_999)
@@ -177,7 +160,7 @@ describe("webhook deliveries to a real receiver", () => {
 
       const capped = yield* receiver([{ status: 429, headers: { "retry-after": "86400" } }])
       const second = yield* Effect.fork(
-        Deliver.deliver({ url: capped.url, event: oneEvent(), retry: undefined, secret: Effect.succeed("k"), allowPrivateTargets: true })
+        Deliver.deliver({ url: capped.url, event: oneEvent(), retry: undefined, secret: Effect.succeed(Redacted.make("k")), allowPrivateTargets: true })
       )
       const now = (yield* TestClock.currentTimeMillis)
       expect(yield* pendingSleeps).toEqual([now + RetryPolicy.RETRY_AFTER_CAP_MS])
@@ -220,7 +203,7 @@ describe("webhook deliveries to a real receiver", () => {
         url: target.url,
         event: oneEvent(),
         retry: undefined,
-        secret: Effect.succeed("k"),
+        secret: Effect.succeed(Redacted.make("k")),
         allowPrivateTargets: true,
         timeoutMs: 300
       }))
@@ -235,13 +218,13 @@ describe("webhook deliveries to a real receiver", () => {
     Effect.gen(function*() {
       const target = yield* receiver([])
       for (const url of [target.url, target.url.replace("127.0.0.1", "localhost"), "http://169.254.169.254/latest", "http://10.0.0.1/", "http://[::1]:9/", "ftp://example.com/"]) {
-        const result = yield* Deliver.deliver({ url, event: oneEvent(), retry: {}, secret: Effect.succeed("k"), allowPrivateTargets: false })
+        const result = yield* Deliver.deliver({ url, event: oneEvent(), retry: {}, secret: Effect.succeed(Redacted.make("k")), allowPrivateTargets: false })
         expect(result.status, url).toBe("failed")
         expect(result.lastStatus, url).toBe("skipped_unsafe_url")
         expect(result.attempts, url).toHaveLength(1)
       }
       expect(target.received).toHaveLength(0)
-      const allowed = yield* Deliver.deliver({ url: target.url, event: oneEvent(), retry: {}, secret: Effect.succeed("k"), allowPrivateTargets: true })
+      const allowed = yield* Deliver.deliver({ url: target.url, event: oneEvent(), retry: {}, secret: Effect.succeed(Redacted.make("k")), allowPrivateTargets: true })
       expect(allowed.status).toBe("delivered")
       expect(target.received).toHaveLength(1)
     }))

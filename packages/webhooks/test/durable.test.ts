@@ -4,15 +4,16 @@ import * as Mailer from "@sift/store/Mailer"
 import * as Migrations from "@sift/store/Migrations"
 import * as JobQueue from "@sift/store/JobQueue"
 import * as Sql from "@sift/store/Sql"
-import { Duration, Effect, Either, Layer, Schedule } from "effect"
+import { Duration, Effect, Either, Layer, Redacted, Schedule } from "effect"
 import * as fs from "node:fs"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
-import * as Durable from "../src/internal/webhooks/Durable.js"
-import * as Events from "../src/internal/webhooks/Events.js"
-import * as Signature from "../src/internal/webhooks/Signature.js"
+import * as Durable from "../src/internal/durable.js"
+import { type Envelope, eventId } from "../src/internal/envelope.js"
+import * as Signature from "../src/internal/signature.js"
+import { migrations } from "../src/Migrations.js"
 
 const made: Array<string> = []
 afterAll(() => made.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })))
@@ -46,7 +47,7 @@ const eventually = <A, E, R>(check: Effect.Effect<A, E, R>) =>
 const stack = (dir: string) =>
   Layer.provideMerge(
     JobQueue.layer({ queues: [Durable.QUEUE] }),
-    Layer.tap(Sql.layerPglite({ dir }), (ctx) => Effect.provide(Migrations.run({ mailer: Mailer.migrations, monitors: { "0002_webhooks": Durable.migration } }), ctx))
+    Layer.tap(Sql.layerPglite({ dir }), (ctx) => Effect.provide(Migrations.run({ mailer: Mailer.migrations, webhooks: migrations }), ctx))
   )
 
 const newDir = () => {
@@ -55,8 +56,8 @@ const newDir = () => {
   return dir
 }
 
-const event = () =>
-  Events.forRun({ monitor: { id: "mon_1", name: "Docs", tags: [] }, run: { id: "run_1" }, change: { id: "chg_1" }, events: ["change.detected"] })[0]!
+const event = (): Envelope =>
+  ({ id: eventId(), type: "change.detected", created_at: new Date().toISOString(), data: { monitor: { id: "mon_1", name: "Docs", tags: [] }, change: { id: "chg_1" } } })
 
 const statusIs = (id: string, status: string) =>
   Effect.flatMap(Durable.get(id), (row) => row?.status === status ? Effect.succeed(row) : Effect.fail(`status ${row?.status}`))
@@ -66,15 +67,24 @@ const work = { allowPrivateTargets: true, pollingIntervalSeconds: 0.5 }
 describe("durable webhook deliveries (pg-boss on PGlite)", () => {
   it.live("secrets: kept for the same URL, new for a new URL, replaced by rotation", () =>
     Effect.gen(function*() {
-      const first = yield* Durable.secretFor("mon_s", "https://a.example/hook")
+      // Secrets are Redacted in memory: compared here by their values.
+      const secretFor = (owner: string, url: string) => Effect.map(Durable.secretFor(owner, url), Redacted.value)
+      const first = yield* secretFor("mon_s", "https://a.example/hook")
       expect(first).toMatch(/^whsec_/)
-      expect(yield* Durable.secretFor("mon_s", "https://a.example/hook")).toBe(first)
-      const moved = yield* Durable.secretFor("mon_s", "https://b.example/hook")
+      expect(yield* secretFor("mon_s", "https://a.example/hook")).toBe(first)
+      const moved = yield* secretFor("mon_s", "https://b.example/hook")
       expect(moved).not.toBe(first)
-      const rotated = yield* Durable.rotateSecret("mon_s")
+      const rotated = Redacted.value((yield* Durable.rotateSecret("mon_s"))!)
       expect(rotated).not.toBe(moved)
-      expect(yield* Durable.secretFor("mon_s", "https://b.example/hook")).toBe(rotated)
+      expect(yield* secretFor("mon_s", "https://b.example/hook")).toBe(rotated)
       expect(yield* Durable.rotateSecret("mon_none")).toBeUndefined()
+      // Reading many at once writes nothing and answers each owner's URL with its secret.
+      const read = yield* Durable.secretsOf(["mon_s", "mon_none"])
+      expect([...read.keys()]).toEqual(["mon_s"])
+      expect(read.get("mon_s")!.url).toBe("https://b.example/hook")
+      expect(Redacted.value(read.get("mon_s")!.secret)).toBe(rotated)
+      expect(String(read.get("mon_s")!.secret)).not.toContain("whsec_")
+      expect(JSON.stringify({ secret: read.get("mon_s")!.secret })).not.toContain("whsec_")
     }).pipe(Effect.provide(stack(newDir()))), 120_000)
 
   it.live("a 503 is retried as a new job and delivered; attempts recorded; rotation before the retry signs it", () =>
@@ -83,7 +93,7 @@ describe("durable webhook deliveries (pg-boss on PGlite)", () => {
       const oldSecret = yield* Durable.secretFor("mon_r", target.url)
       yield* Durable.worker(work)
       const e = event()
-      const id = yield* Durable.enqueue({ monitorId: "mon_r", runId: "run_1", url: target.url, retry: undefined, event: e })
+      const id = yield* Durable.enqueue({ ownerId: "mon_r", runId: "run_1", url: target.url, retry: undefined, event: e })
       yield* eventually(statusIs(id, "retrying"))
       const newSecret = (yield* Durable.rotateSecret("mon_r"))!
       const done = yield* eventually(statusIs(id, "delivered"))
@@ -106,7 +116,7 @@ describe("durable webhook deliveries (pg-boss on PGlite)", () => {
       // Process 1: the run records its delivery, then the process stops before any worker picks it up.
       const id = yield* Effect.gen(function*() {
         yield* Durable.secretFor("mon_x", target.url)
-        return yield* Durable.enqueue({ monitorId: "mon_x", runId: "run_1", url: target.url, retry: undefined, event: e })
+        return yield* Durable.enqueue({ ownerId: "mon_x", runId: "run_1", url: target.url, retry: undefined, event: e })
       }).pipe(Effect.provide(stack(dir)))
       expect(target.received).toHaveLength(0)
       // Process 2: sends the first attempt (500) and stops while the retry waits.
@@ -132,7 +142,7 @@ describe("durable webhook deliveries (pg-boss on PGlite)", () => {
       const target = yield* receiver([])
       yield* Durable.secretFor("mon_u", target.url)
       yield* Durable.worker({ ...work, allowPrivateTargets: false })
-      const id = yield* Durable.enqueue({ monitorId: "mon_u", runId: null, url: target.url, retry: {}, event: event() })
+      const id = yield* Durable.enqueue({ ownerId: "mon_u", runId: null, url: target.url, retry: {}, event: event() })
       const row = yield* eventually(statusIs(id, "failed"))
       expect(row.last_status).toBe("skipped_unsafe_url")
       expect(row.attempts).toBe(1)
@@ -146,7 +156,7 @@ describe("durable webhook deliveries (pg-boss on PGlite)", () => {
       const owner = "owner@example.com"
       yield* Durable.worker({
         ...work,
-        onFailureStreak: ({ monitorId, url, failure }) =>
+        onFailureStreak: ({ failure, ownerId: monitorId, url }) =>
           mailer.send({
             to: owner,
             subject: `Webhook failing for monitor ${monitorId}`,
@@ -156,7 +166,7 @@ describe("durable webhook deliveries (pg-boss on PGlite)", () => {
       const failOnce = (monitorId: string) =>
         Effect.gen(function*() {
           yield* Durable.secretFor(monitorId, failing.url)
-          const id = yield* Durable.enqueue({ monitorId, runId: null, url: failing.url, retry: [], event: event() })
+          const id = yield* Durable.enqueue({ ownerId: monitorId, runId: null, url: failing.url, retry: [], event: event() })
           yield* eventually(statusIs(id, "failed"))
         })
       yield* failOnce("mon_a")
@@ -181,7 +191,7 @@ describe("durable webhook deliveries (pg-boss on PGlite)", () => {
       // A success ends the streak: webhook_failure back to null.
       const healthy = yield* receiver([])
       yield* Durable.secretFor("mon_a", healthy.url)
-      const ok = yield* Durable.enqueue({ monitorId: "mon_a", runId: null, url: healthy.url, retry: [], event: event() })
+      const ok = yield* Durable.enqueue({ ownerId: "mon_a", runId: null, url: healthy.url, retry: [], event: event() })
       yield* eventually(statusIs(ok, "delivered"))
       expect(yield* Durable.failureOf("mon_a")).toBeUndefined()
     }).pipe(Effect.scoped, Effect.provide(Layer.provideMerge(Mailer.layer(), stack(newDir())))), 180_000)
@@ -191,7 +201,7 @@ describe("durable webhook deliveries (pg-boss on PGlite)", () => {
       const target = yield* receiver([500])
       yield* Durable.secretFor("mon_m", target.url)
       yield* Durable.worker(work)
-      const id = yield* Durable.enqueue({ monitorId: "mon_m", runId: null, url: target.url, retry: [], event: event() })
+      const id = yield* Durable.enqueue({ ownerId: "mon_m", runId: null, url: target.url, retry: [], event: event() })
       const early = yield* Effect.either(Durable.retryByHand(id, {}))
       const code = (e: Either.Either<unknown, Durable.DeliveryRetryRefused | unknown>) =>
         Either.isLeft(e) ? (e.left as Durable.DeliveryRetryRefused).error_code : "ok"

@@ -1,29 +1,32 @@
 /**
  * Webhook signatures (decisions §8): `X-Service-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`
- * keyed by the webhook's secret. Secrets are random and shown once per webhook URL.
+ * keyed by the webhook's secret. Secrets are random, `Redacted` in memory, and unwrapped only to sign.
  */
-import { Ids } from "@sift/auth"
+import * as Ids from "@sift/store/Ids"
+import { Redacted } from "effect"
 import { createHmac, timingSafeEqual } from "node:crypto"
 
 /** How old a signed timestamp a receiver should accept: 5 minutes. */
 export const TOLERANCE_SECONDS = 300
 
 /** A new signing secret: `whsec_` and 32 base62 characters (decisions §8). */
-export const generateSecret = (): string => `whsec_${Ids.base62(32)}`
+export const generateSecret = (): Redacted.Redacted<string> => Redacted.make(`whsec_${Ids.base62(32)}`)
+
+const plain = (secret: string | Redacted.Redacted<string>): string => Redacted.isRedacted(secret) ? Redacted.value(secret) : secret
 
 /** The hex HMAC-SHA256 of `"<t>.<body>"` keyed by `secret`. */
-export const digest = (secret: string, timestamp: number, body: string): string =>
-  createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex")
+export const digest = (secret: string | Redacted.Redacted<string>, timestamp: number, body: string): string =>
+  createHmac("sha256", plain(secret)).update(`${timestamp}.${body}`).digest("hex")
 
 /** The `X-Service-Signature` header value for `body` sent at `timestamp` (unix seconds). */
-export const header = (secret: string, timestamp: number, body: string): string =>
+export const header = (secret: Redacted.Redacted<string>, timestamp: number, body: string): string =>
   `t=${timestamp},v1=${digest(secret, timestamp, body)}`
 
 /** Why a signature was refused, or `undefined` when it is valid (what a receiver checks; used by the docs example). */
 export const verify = (
   signature: string | undefined,
   body: string,
-  secret: string,
+  secret: string | Redacted.Redacted<string>,
   nowSeconds: number = Math.floor(Date.now() / 1000)
 ): string | undefined => {
   if (signature === undefined) return "missing signature"

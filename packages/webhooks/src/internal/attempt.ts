@@ -3,13 +3,13 @@
  * (the resolved IP of the connection is checked inside the lookup, so DNS rebinding cannot slip past it).
  */
 import * as AddressGuard from "@sift/core/AddressGuard"
-import { Effect } from "effect"
+import { Effect, type Redacted } from "effect"
 import * as dns from "node:dns"
 import * as http from "node:http"
 import * as https from "node:https"
 import { isIP, type LookupFunction } from "node:net"
-import { parseRetryAfter, type AttemptOutcome } from "./RetryPolicy.js"
-import * as Signature from "./Signature.js"
+import { parseRetryAfter, type AttemptOutcome } from "./retryPolicy.js"
+import * as Signature from "./signature.js"
 
 /** How long a receiver has to answer. */
 export const RECEIVER_TIMEOUT_MS = 10_000
@@ -22,7 +22,7 @@ export interface AttemptRequest {
   /** The raw JSON body, signed byte for byte. */
   readonly body: string
   /** The secret current at the time of the attempt (rotation applies to retries and replays at once). */
-  readonly secret: string
+  readonly secret: Redacted.Redacted<string>
   readonly allowPrivateTargets: boolean
   readonly timeoutMs?: number | undefined
   /** Unix seconds for the signature (defaults to now). */

@@ -6,26 +6,30 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Ids } from "@sift/auth"
+import * as Ids from "@sift/store/Ids"
 import { JobQueue, type JobQueueError } from "@sift/store/JobQueue"
-import { Effect, Schema, type Scope } from "effect"
-import * as Attempt from "./Attempt.js"
-import type { Event } from "./Events.js"
-import { nextDelay, type RetrySetting } from "./RetryPolicy.js"
-import * as Signature from "./Signature.js"
+import { Effect, Redacted, Schema, type Scope } from "effect"
+import * as Attempt from "./attempt.js"
+import type { Envelope } from "./envelope.js"
+import { nextDelay, type RetrySetting } from "./retryPolicy.js"
+import * as Signature from "./signature.js"
 
 /** The pg-boss queue of delivery attempts. */
 export const QUEUE = "webhook-delivery"
 
-/** The tables (to be registered as the monitors package's "0002_webhooks" migration). */
+/**
+ * The tables. They were created by the monitors package's "0002_webhooks" migration before this package existed, so
+ * every statement is `IF NOT EXISTS`: on a database made then, this migration finds them and changes nothing.
+ * The `monitor_id` columns hold the id of what a webhook belongs to (its owner: a monitor today).
+ */
 export const migration = Effect.flatMap(SqlClient.SqlClient, (sql) =>
-  sql`CREATE TABLE webhook_secrets (
+  sql`CREATE TABLE IF NOT EXISTS webhook_secrets (
       monitor_id text PRIMARY KEY,
       url text NOT NULL,
       secret text NOT NULL,
       updated_at timestamptz NOT NULL DEFAULT now()
     );
-    CREATE TABLE webhook_deliveries (
+    CREATE TABLE IF NOT EXISTS webhook_deliveries (
       id text PRIMARY KEY,
       monitor_id text NOT NULL,
       run_id text,
@@ -42,8 +46,8 @@ export const migration = Effect.flatMap(SqlClient.SqlClient, (sql) =>
       updated_at timestamptz NOT NULL DEFAULT now()
     );
     -- created_at is kept to the millisecond so list cursors (which carry milliseconds) page exactly.
-    CREATE INDEX webhook_deliveries_monitor ON webhook_deliveries (monitor_id, created_at);
-    CREATE TABLE webhook_attempts (
+    CREATE INDEX IF NOT EXISTS webhook_deliveries_monitor ON webhook_deliveries (monitor_id, created_at);
+    CREATE TABLE IF NOT EXISTS webhook_attempts (
       delivery_id text NOT NULL REFERENCES webhook_deliveries (id) ON DELETE CASCADE,
       attempt integer NOT NULL,
       started_at timestamptz NOT NULL,
@@ -54,7 +58,7 @@ export const migration = Effect.flatMap(SqlClient.SqlClient, (sql) =>
       url text NOT NULL,
       PRIMARY KEY (delivery_id, attempt)
     );
-    CREATE TABLE webhook_failures (
+    CREATE TABLE IF NOT EXISTS webhook_failures (
       monitor_id text PRIMARY KEY,
       url text NOT NULL,
       consecutive_failures integer NOT NULL,
@@ -63,11 +67,11 @@ export const migration = Effect.flatMap(SqlClient.SqlClient, (sql) =>
       last_failed_at timestamptz NOT NULL,
       streak_emailed boolean NOT NULL DEFAULT false
     );
-    CREATE TABLE webhook_failure_emails (
+    CREATE TABLE IF NOT EXISTS webhook_failure_emails (
       url text PRIMARY KEY,
       last_sent_at timestamptz NOT NULL
     );
-    CREATE TABLE webhook_retry_keys (
+    CREATE TABLE IF NOT EXISTS webhook_retry_keys (
       delivery_id text NOT NULL,
       idempotency_key text NOT NULL,
       attempt integer NOT NULL,
@@ -78,7 +82,7 @@ export const migration = Effect.flatMap(SqlClient.SqlClient, (sql) =>
 /** Failures in a row after which the organization is emailed (interface.md limits). */
 export const FAILURES_BEFORE_EMAIL = 3
 
-/** A monitor's `webhook_failure`, or undefined (null in the API) when its last delivery succeeded. */
+/** An owner's `webhook_failure`, or undefined (null in the API) when its last delivery succeeded. */
 export interface WebhookFailure {
   readonly consecutive_failures: number
   readonly last_status: "rejected" | "failed" | "skipped_unsafe_url"
@@ -86,21 +90,36 @@ export interface WebhookFailure {
   readonly last_failed_at: string
 }
 
-/** Reads a monitor's `webhook_failure`. */
-export const failureOf = (monitorId: string): Effect.Effect<WebhookFailure | undefined, SqlError, SqlClient.SqlClient> =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.map(sql<{ consecutive_failures: number; last_status: WebhookFailure["last_status"]; last_message: string | null; last_failed_at: Date }>`
-      SELECT consecutive_failures, last_status, last_message, last_failed_at FROM webhook_failures WHERE monitor_id = ${monitorId}`,
-      (rows) => rows[0] === undefined ? undefined : {
-        consecutive_failures: rows[0].consecutive_failures,
-        last_status: rows[0].last_status,
-        last_message: rows[0].last_message ?? "",
-        last_failed_at: new Date(rows[0].last_failed_at).toISOString()
-      }))
+type FailureRow = {
+  monitor_id: string
+  consecutive_failures: number
+  last_status: WebhookFailure["last_status"]
+  last_message: string | null
+  last_failed_at: Date
+}
 
-/** Clears a monitor's `webhook_failure` (after a success, or when its webhook URL changes). */
-export const clearFailure = (monitorId: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) => sql`DELETE FROM webhook_failures WHERE monitor_id = ${monitorId}`)
+const failureFromRow = (row: FailureRow): WebhookFailure => ({
+  consecutive_failures: row.consecutive_failures,
+  last_status: row.last_status,
+  last_message: row.last_message ?? "",
+  last_failed_at: new Date(row.last_failed_at).toISOString()
+})
+
+/** Reads an owner's `webhook_failure`. */
+export const failureOf = (ownerId: string): Effect.Effect<WebhookFailure | undefined, SqlError, SqlClient.SqlClient> =>
+  Effect.map(failuresOf([ownerId]), (failures) => failures.get(ownerId))
+
+/** Reads the `webhook_failure` of several owners in one statement (a list page). */
+export const failuresOf = (ownerIds: ReadonlyArray<string>): Effect.Effect<ReadonlyMap<string, WebhookFailure>, SqlError, SqlClient.SqlClient> =>
+  ownerIds.length === 0 ? Effect.succeed(new Map()) : Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(sql<FailureRow>`
+      SELECT monitor_id, consecutive_failures, last_status, last_message, last_failed_at FROM webhook_failures
+      WHERE ${sql.in("monitor_id", ownerIds)}`,
+      (rows) => new Map(rows.map((row) => [row.monitor_id, failureFromRow(row)]))))
+
+/** Clears an owner's `webhook_failure` (after a success, or when its webhook URL changes). */
+export const clearFailure = (ownerId: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => sql`DELETE FROM webhook_failures WHERE monitor_id = ${ownerId}`)
 
 /**
  * Counts a failed delivery. Answers true when the failure email is due: the streak just reached the threshold, was not
@@ -116,7 +135,7 @@ const countFailure = (sql: SqlClient.SqlClient, delivery: DeliveryRow, status: s
       RETURNING consecutive_failures, streak_emailed`
     if (row === undefined || row.consecutive_failures < FAILURES_BEFORE_EMAIL || row.streak_emailed) return false
     yield* sql`UPDATE webhook_failures SET streak_emailed = true WHERE monitor_id = ${delivery.monitor_id}`
-    // One email a day per receiver, whichever monitor's streak reaches it first.
+    // One email a day per receiver, whichever owner's streak reaches it first.
     const claimed = yield* sql`
       INSERT INTO webhook_failure_emails (url, last_sent_at) VALUES (${delivery.url}, now())
       ON CONFLICT (url) DO UPDATE SET last_sent_at = now()
@@ -125,29 +144,41 @@ const countFailure = (sql: SqlClient.SqlClient, delivery: DeliveryRow, status: s
     return claimed.length > 0
   })
 
-/** The secret of a monitor's webhook URL: kept for the same URL, new for a new URL. */
-export const secretFor = (monitorId: string, url: string): Effect.Effect<string, SqlError, SqlClient.SqlClient> =>
+/**
+ * The secret of an owner's webhook URL, created when missing: kept for the same URL, new for a new URL. A write: call
+ * it where the webhook is set (and before a delivery), never on a read.
+ */
+export const secretFor = (ownerId: string, url: string): Effect.Effect<Redacted.Redacted<string>, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const fresh = Signature.generateSecret()
+    const fresh = Redacted.value(Signature.generateSecret())
     const rows = yield* sql<{ secret: string }>`
-      INSERT INTO webhook_secrets (monitor_id, url, secret) VALUES (${monitorId}, ${url}, ${fresh})
+      INSERT INTO webhook_secrets (monitor_id, url, secret) VALUES (${ownerId}, ${url}, ${fresh})
       ON CONFLICT (monitor_id) DO UPDATE SET
         secret = CASE WHEN webhook_secrets.url = EXCLUDED.url THEN webhook_secrets.secret ELSE EXCLUDED.secret END,
         url = EXCLUDED.url,
         updated_at = CASE WHEN webhook_secrets.url = EXCLUDED.url THEN webhook_secrets.updated_at ELSE now() END
       RETURNING secret`
-    return rows[0]!.secret
+    return Redacted.make(rows[0]!.secret)
   })
 
-/** Replaces a monitor's secret at once (later attempts, retries and replays included, use the new one). */
-export const rotateSecret = (monitorId: string): Effect.Effect<string | undefined, SqlError, SqlClient.SqlClient> =>
+/** The current secrets of several owners (each with the URL it belongs to), read in one statement; writes nothing. */
+export const secretsOf = (
+  ownerIds: ReadonlyArray<string>
+): Effect.Effect<ReadonlyMap<string, { readonly url: string; readonly secret: Redacted.Redacted<string> }>, SqlError, SqlClient.SqlClient> =>
+  ownerIds.length === 0 ? Effect.succeed(new Map()) : Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(sql<{ monitor_id: string; url: string; secret: string }>`
+      SELECT monitor_id, url, secret FROM webhook_secrets WHERE ${sql.in("monitor_id", ownerIds)}`,
+      (rows) => new Map(rows.map((row) => [row.monitor_id, { url: row.url, secret: Redacted.make(row.secret) }]))))
+
+/** Replaces an owner's secret at once (later attempts, retries and replays included, use the new one). */
+export const rotateSecret = (ownerId: string): Effect.Effect<Redacted.Redacted<string> | undefined, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql<{ secret: string }>`
-      UPDATE webhook_secrets SET secret = ${Signature.generateSecret()}, updated_at = now()
-      WHERE monitor_id = ${monitorId} RETURNING secret`
-    return rows[0]?.secret
+      UPDATE webhook_secrets SET secret = ${Redacted.value(Signature.generateSecret())}, updated_at = now()
+      WHERE monitor_id = ${ownerId} RETURNING secret`
+    return rows[0] === undefined ? undefined : Redacted.make(rows[0].secret)
   })
 
 /** A delivery as stored. */
@@ -166,13 +197,15 @@ export interface DeliveryRow {
   readonly last_message: string | null
 }
 
-/** Records a delivery of `event` and queues its first attempt, in one transaction. */
+/** Records a delivery of `event` and queues its first attempt, in one transaction (the caller's, when it has one). */
 export const enqueue = (input: {
-  readonly monitorId: string
+  /** What the webhook belongs to (a monitor id); its secret signs every attempt. */
+  readonly ownerId: string
+  /** The owner's run that produced the event, when there is one. */
   readonly runId: string | null
   readonly url: string
   readonly retry: RetrySetting
-  readonly event: Event
+  readonly event: Envelope
 }): Effect.Effect<string, SqlError | JobQueueError, SqlClient.SqlClient | JobQueue> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -181,7 +214,7 @@ export const enqueue = (input: {
     yield* sql.withTransaction(Effect.gen(function*() {
       yield* sql`INSERT INTO webhook_deliveries ${sql.insert({
         id,
-        monitor_id: input.monitorId,
+        monitor_id: input.ownerId,
         run_id: input.runId,
         event_id: input.event.id,
         event_type: input.event.type,
@@ -230,7 +263,7 @@ export const runAttempt = (
       eventId: delivery.event_id,
       eventType: delivery.event_type,
       body: delivery.body,
-      secret: secrets[0]?.secret ?? "",
+      secret: Redacted.make(secrets[0]?.secret ?? ""),
       allowPrivateTargets: options.allowPrivateTargets,
       timeoutMs: options.timeoutMs
     })
@@ -263,7 +296,7 @@ export const runAttempt = (
     if (emailDue && options.onFailureStreak !== undefined) {
       const failure = yield* failureOf(delivery.monitor_id)
       if (failure !== undefined) {
-        yield* options.onFailureStreak({ monitorId: delivery.monitor_id, url: delivery.url, failure })
+        yield* options.onFailureStreak({ ownerId: delivery.monitor_id, url: delivery.url, failure })
       }
     }
   })
@@ -273,8 +306,8 @@ export interface WorkerOptions {
   readonly allowPrivateTargets: boolean
   readonly timeoutMs?: number | undefined
   readonly pollingIntervalSeconds?: number | undefined
-  /** Sends the failure email of a streak (called once per streak, at most once a day per receiver URL). */
-  readonly onFailureStreak?: ((streak: { monitorId: string; url: string; failure: WebhookFailure }) => Effect.Effect<void>) | undefined
+  /** Tells the owner of a failure streak (called once per streak, at most once a day per receiver URL). */
+  readonly onFailureStreak?: ((streak: { ownerId: string; url: string; failure: WebhookFailure }) => Effect.Effect<void>) | undefined
 }
 
 /** Works the delivery queue for the scope's lifetime. */
@@ -384,10 +417,10 @@ export const view = (id: string) =>
 
 /**
  * Lists deliveries newest first, filtered, a page at a time; `next_cursor` (opaque) continues after the last one shown.
- * Scoping to the caller's organization is the caller's filter on `monitorIds`.
+ * Scoping to the caller's organization is the caller's filter on `ownerIds`.
  */
 export const list = (filter: {
-  readonly monitorIds?: ReadonlyArray<string> | undefined
+  readonly ownerIds?: ReadonlyArray<string> | undefined
   readonly runId?: string | undefined
   readonly status?: DeliveryRow["status"] | undefined
   readonly createdAfter?: Date | undefined
@@ -402,7 +435,7 @@ export const list = (filter: {
       return at !== undefined && id !== undefined ? { at: new Date(Number(at)), id } : undefined
     })()
     const conditions = [
-      filter.monitorIds === undefined ? undefined : filter.monitorIds.length === 0 ? sql`false` : sql.in("monitor_id", filter.monitorIds),
+      filter.ownerIds === undefined ? undefined : filter.ownerIds.length === 0 ? sql`false` : sql.in("monitor_id", filter.ownerIds),
       filter.runId === undefined ? undefined : sql`run_id = ${filter.runId}`,
       filter.status === undefined ? undefined : sql`status = ${filter.status}`,
       filter.createdAfter === undefined ? undefined : sql`created_at > ${filter.createdAfter}`,

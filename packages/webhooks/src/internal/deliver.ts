@@ -3,10 +3,10 @@
  * event id) is fixed for the whole delivery; the secret is read before every attempt, so a rotation applies to the next
  * retry at once. Waits go through the Effect clock (tests step them with TestClock).
  */
-import { Duration, Effect } from "effect"
-import * as Attempt from "./Attempt.js"
-import type { Event } from "./Events.js"
-import { nextDelay, type RetrySetting } from "./RetryPolicy.js"
+import { Duration, Effect, type Redacted } from "effect"
+import * as Attempt from "./attempt.js"
+import type { Envelope } from "./envelope.js"
+import { nextDelay, type RetrySetting } from "./retryPolicy.js"
 
 /** One attempt as recorded on the delivery (decisions §8 attempt shape). */
 export interface AttemptRecord {
@@ -32,10 +32,10 @@ export interface DeliveryResult {
 /** What a delivery needs. */
 export interface DeliveryInput<R> {
   readonly url: string
-  readonly event: Event
+  readonly event: Envelope
   readonly retry: RetrySetting
   /** The webhook's current secret, read before each attempt. */
-  readonly secret: Effect.Effect<string, never, R>
+  readonly secret: Effect.Effect<Redacted.Redacted<string>, never, R>
   readonly allowPrivateTargets: boolean
   readonly trigger?: "initial" | "manual" | undefined
   readonly timeoutMs?: number | undefined

@@ -284,6 +284,13 @@ export const refresh = (assertion: string | undefined, issuer: string) =>
     return minted.credentials
   })
 
+/** Removes registrations that expired more than a day ago; answers how many. */
+export const removeExpired = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const removed = yield* sql`DELETE FROM agent_registrations WHERE expires_at < now() - interval '1 day' RETURNING id`
+  return removed.length
+})
+
 /** `POST /oauth2/revoke`: revokes the API key of an access token; idempotent, unknown tokens included. */
 export const revoke = (token: string | undefined) =>
   Effect.gen(function*() {

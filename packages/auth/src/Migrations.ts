@@ -6,6 +6,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect } from "effect"
 import * as AgentRegistration from "./AgentRegistration.js"
+import * as OAuthGrants from "./OAuthGrants.js"
 
 /** The auth package's migrations. */
 export const migrations = {
@@ -78,5 +79,8 @@ export const migrations = {
     sql`ALTER TABLE rate_limit_windows SET UNLOGGED;
     ALTER TABLE credit_reservations SET UNLOGGED`.unprepared),
   // Web sign-in (passwords, sessions, email verification) and agent registration through a browser claim.
-  "0004_agents": Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(AgentRegistration.migrationSql).unprepared)
+  "0004_agents": Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(AgentRegistration.migrationSql).unprepared),
+  // OAuth for MCP clients, once http's (`mcp/0001_oauth`, `mcp/0002_oauth_grants`): guarded, so a database that ran
+  // those keeps its tables and rows, and a new one gets the same shape.
+  "0005_oauth": Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(OAuthGrants.migrationSql).unprepared)
 }

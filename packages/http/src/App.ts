@@ -110,7 +110,6 @@ export const httpApp = Effect.flatMap(HttpServerRequest.HttpServerRequest, dispa
 export const migrations = {
   auth: Auth.migrations,
   http: RequestLog.migrations,
-  mcp: Mcp.migrations,
   mailer: Mailer.migrations,
   // Before monitors: monitors/0003 gives existing webhooks their secrets in the webhooks package's table.
   webhooks: webhookMigrations,

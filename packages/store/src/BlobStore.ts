@@ -36,6 +36,8 @@ export interface BlobStoreShape {
   readonly get: (key: string) => Effect.Effect<Option.Option<Blob>, SqlError>
   /** Removes `key`; true when something was removed. */
   readonly delete: (key: string) => Effect.Effect<boolean, SqlError>
+  /** Removes the blobs whose key starts with `prefix` stored before `cutoff`; answers how many. */
+  readonly removeOlderThan: (prefix: string, cutoff: Date) => Effect.Effect<number, SqlError>
 }
 
 /** @category tags */
@@ -77,7 +79,12 @@ export const makeSql: Effect.Effect<BlobStoreShape, never, SqlClient.SqlClient> 
         )
       ),
     delete: (key) =>
-      sql`DELETE FROM blobs WHERE key = ${key} RETURNING key`.pipe(Effect.map((rows) => rows.length > 0))
+      sql`DELETE FROM blobs WHERE key = ${key} RETURNING key`.pipe(Effect.map((rows) => rows.length > 0)),
+    removeOlderThan: (prefix, cutoff) =>
+      // A prefix match, not LIKE: `_` and `%` in a key prefix are plain characters.
+      sql`DELETE FROM blobs WHERE starts_with(key, ${prefix}) AND created_at < ${cutoff} RETURNING key`.pipe(
+        Effect.map((rows) => rows.length)
+      )
   })
 )
 

@@ -7,8 +7,7 @@
  */
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import * as SqlClient from "@effect/sql/SqlClient"
-import { RateLimiter } from "@sift/auth"
+import { AgentRegistration, OAuthGrants, RateLimiter } from "@sift/auth"
 import { Config, Effect, Layer, Option, Schedule } from "effect"
 
 /** Registrations one client address may open per minute by default (agent identities and OAuth clients together). */
@@ -33,13 +32,9 @@ export const limitRegistrations = <E, R>(answer: Effect.Effect<HttpServerRespons
 
 /** Removes registrations, authorization codes and access-token links that expired more than a day ago; answers how many. */
 export const removeExpired = Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
-  const registrations = yield* sql`DELETE FROM agent_registrations WHERE expires_at < now() - interval '1 day' RETURNING id`
-  const codes = yield* sql`DELETE FROM oauth_codes WHERE expires_at < now() - interval '1 day' RETURNING code_hash`
-  // An access token's link to its grant only matters while the token (an expiring API key) can still be used.
-  const tokens = yield* sql`DELETE FROM oauth_access_tokens t USING api_keys k
-    WHERE k.id = t.key_id AND k.expires_at < now() - interval '1 day' RETURNING t.key_id`
-  return { registrations: registrations.length, codes: codes.length, accessTokens: tokens.length }
+  const registrations = yield* AgentRegistration.removeExpired
+  const grants = yield* OAuthGrants.removeExpired
+  return { registrations, codes: grants.codes, accessTokens: grants.accessTokens }
 })
 
 /**

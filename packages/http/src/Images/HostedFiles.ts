@@ -5,7 +5,6 @@
  *
  * @since 0.1.0
  */
-import * as SqlClient from "@effect/sql/SqlClient"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { ImageEnrich } from "@sift/core"
@@ -52,19 +51,18 @@ export const host = (origin: string) => (file: ImageEnrich.ImageFile) =>
     const id = newId()
     yield* blobs.put(KEY_PREFIX + id, file.bytes, { contentType: file.contentType })
     const now = yield* Clock.currentTimeMillis
-    const sql = yield* Effect.serviceOption(SqlClient.SqlClient)
-    if (now - lastSweep > SWEEP_EVERY_MS && Option.isSome(sql)) {
+    if (now - lastSweep > SWEEP_EVERY_MS) {
       lastSweep = now
-      yield* sweep.pipe(Effect.provideService(SqlClient.SqlClient, sql.value), Effect.catchAll(() => Effect.void), Effect.forkDaemon)
+      yield* sweep.pipe(Effect.provideService(BlobStore.BlobStore, blobs), Effect.catchAll(() => Effect.void), Effect.forkDaemon)
     }
     return `${origin}${PATH_PREFIX}${id}`
   }).pipe(Effect.orDie)
 
 /** Deletes hosted files older than 24 hours (they are refused on read already; this frees the space). */
 export const sweep = Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
+  const blobs = yield* BlobStore.BlobStore
   const cutoff = new Date((yield* Clock.currentTimeMillis) - TTL_MS)
-  yield* sql`DELETE FROM blobs WHERE key LIKE ${KEY_PREFIX + "%"} AND created_at < ${cutoff}`
+  yield* blobs.removeOlderThan(KEY_PREFIX, cutoff)
 })
 
 const notFound = (id: string) => {

@@ -191,6 +191,3 @@ export const mount = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResp
     }
     return yield* app
   })
-
-/** The migrations of the tool server (its OAuth clients, codes and refresh tokens). */
-export const migrations = OAuth.migrations

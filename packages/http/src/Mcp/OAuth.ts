@@ -8,22 +8,20 @@
  * refused and, as RFC 6749 §4.1.2 asks, every access and refresh token issued from it is revoked, since the code has
  * evidently leaked.
  *
- * Sign-in on the authorization page is, until the user accounts of the claim flow land, a stand-in: the person proves
- * membership of an organization with one of its API keys (full access needed to grant `api.write`).
+ * The person signs in on the authorization page with the accounts of the agent claim flow. The tables and every
+ * statement on them are auth's (`OAuthGrants`); this module is the HTTP protocol.
  *
  * @since 0.1.0
  */
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { SqlClient } from "@effect/sql"
-import { ApiKeys, Permissions, Users } from "@sift/auth"
+import { OAuthGrants, Permissions, Users } from "@sift/auth"
 import { Effect, Option } from "effect"
-import { createHash, randomBytes } from "node:crypto"
+import { createHash } from "node:crypto"
 import type * as Tools from "./Tools.js"
 
 /** Access tokens live this long (seconds). */
-export const ACCESS_TOKEN_SECONDS = 3600
-const CODE_MS = 10 * 60_000
+export const ACCESS_TOKEN_SECONDS = OAuthGrants.ACCESS_TOKEN_SECONDS
 
 /** The permissions a set of scopes grants its access token. */
 export const permissionsFor = (scopes: ReadonlyArray<Tools.Scope>): ReadonlyArray<string> =>
@@ -33,51 +31,6 @@ export const permissionsFor = (scopes: ReadonlyArray<Tools.Scope>): ReadonlyArra
 export const scopesOf = (permissions: ReadonlyArray<string> | null): ReadonlyArray<Tools.Scope> =>
   permissions === null || permissions.includes("monitors:write") ? ["api.read", "api.write"] : ["api.read"]
 
-/** The tables of this module. */
-export const migrations = {
-  "0001_oauth": Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.all([
-      sql`CREATE TABLE oauth_clients (
-        client_id text PRIMARY KEY,
-        client_name text NOT NULL,
-        redirect_uris text NOT NULL,
-        created_at timestamptz NOT NULL DEFAULT now()
-      )`,
-      sql`CREATE TABLE oauth_codes (
-        code_hash text PRIMARY KEY,
-        client_id text NOT NULL,
-        org_id text NOT NULL,
-        redirect_uri text NOT NULL,
-        code_challenge text NOT NULL,
-        scope text NOT NULL,
-        expires_at timestamptz NOT NULL,
-        used_at timestamptz
-      )`,
-      sql`CREATE TABLE oauth_refresh_tokens (
-        token_hash text PRIMARY KEY,
-        client_id text NOT NULL,
-        org_id text NOT NULL,
-        scope text NOT NULL,
-        created_at timestamptz NOT NULL DEFAULT now(),
-        revoked_at timestamptz
-      )`
-    ], { discard: true })),
-  // The grant (the hash of the authorization code) each token descends from, so a replayed code can revoke them.
-  "0002_oauth_grants": Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.all([
-      sql`ALTER TABLE oauth_refresh_tokens ADD COLUMN grant_id text`,
-      sql`CREATE INDEX oauth_refresh_tokens_grant ON oauth_refresh_tokens (grant_id)`,
-      sql`CREATE TABLE oauth_access_tokens (
-        key_id text PRIMARY KEY,
-        grant_id text NOT NULL,
-        created_at timestamptz NOT NULL DEFAULT now()
-      )`,
-      sql`CREATE INDEX oauth_access_tokens_grant ON oauth_access_tokens (grant_id)`
-    ], { discard: true }))
-}
-
-const hash = (secret: string) => createHash("sha256").update(secret).digest("hex")
-const token = (prefix: string) => prefix + randomBytes(32).toString("base64url")
 const SCOPE_NAMES: ReadonlyArray<Tools.Scope> = ["api.read", "api.write"]
 
 /** The authorization server metadata document (RFC 8414) for `origin`. */
@@ -127,9 +80,7 @@ export const register = Effect.gen(function*() {
   const method = input.token_endpoint_auth_method ?? "none"
   if (method !== "none") return oauthError(400, "invalid_client_metadata", "token_endpoint_auth_method: only none (public clients with PKCE)")
   const name = typeof input.client_name === "string" && input.client_name.trim() !== "" ? input.client_name.trim().slice(0, 100) : "MCP client"
-  const clientId = token("mcpc_")
-  const sql = yield* SqlClient.SqlClient
-  yield* sql`INSERT INTO oauth_clients (client_id, client_name, redirect_uris) VALUES (${clientId}, ${name}, ${JSON.stringify(uris)})`
+  const { clientId } = yield* OAuthGrants.registerClient({ name, redirectUris: uris })
   return HttpServerResponse.unsafeJson({
     client_id: clientId,
     client_id_issued_at: Math.floor(Date.now() / 1000),
@@ -141,22 +92,7 @@ export const register = Effect.gen(function*() {
   }, { status: 201, headers: { "cache-control": "no-store" } })
 })
 
-interface Client {
-  readonly clientId: string
-  readonly name: string
-  readonly redirectUris: ReadonlyArray<string>
-}
-
-const findClient = (clientId: string) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<{ client_id: string; client_name: string; redirect_uris: string }>`
-      SELECT client_id, client_name, redirect_uris FROM oauth_clients WHERE client_id = ${clientId}`
-    const row = rows[0]
-    return row === undefined
-      ? Option.none<Client>()
-      : Option.some<Client>({ clientId: row.client_id, name: row.client_name, redirectUris: JSON.parse(row.redirect_uris) as Array<string> })
-  })
+type Client = OAuthGrants.Client
 
 const escape = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" })[c]!)
@@ -190,7 +126,7 @@ const redirectWith = (redirectUri: string, params: Record<string, string | undef
  */
 const checkAuthorize = (params: AuthorizeParams) =>
   Effect.gen(function*() {
-    const client = params.client_id === undefined ? Option.none<Client>() : yield* findClient(params.client_id)
+    const client = params.client_id === undefined ? Option.none<Client>() : yield* OAuthGrants.findClient(params.client_id)
     if (Option.isNone(client)) return { _tag: "page" as const, response: page("Unknown application", `<p class="error">This application is not registered with Sift.</p>`, 400) }
     const redirectUri = params.redirect_uri ?? (client.value.redirectUris.length === 1 ? client.value.redirectUris[0]! : undefined)
     if (redirectUri === undefined || !client.value.redirectUris.includes(redirectUri)) {
@@ -263,51 +199,31 @@ export const authorizeDecision = Effect.gen(function*() {
     return consentForm(checked.client, params, checked.scopes, "Verify your email address first (see the link we sent).")
   }
 
-  const code = token("mcpcode_")
-  const sql = yield* SqlClient.SqlClient
-  yield* sql`INSERT INTO oauth_codes (code_hash, client_id, org_id, redirect_uri, code_challenge, scope, expires_at)
-    VALUES (${hash(code)}, ${checked.client.clientId}, ${signedIn.user.orgId}, ${checked.redirectUri}, ${checked.challenge},
-      ${checked.scopes.join(" ")}, ${new Date(Date.now() + CODE_MS)}::timestamptz)`
+  const code = yield* OAuthGrants.storeCode({
+    clientId: checked.client.clientId,
+    orgId: signedIn.user.orgId,
+    redirectUri: checked.redirectUri,
+    codeChallenge: checked.challenge,
+    scopes: checked.scopes
+  })
   return redirectWith(checked.redirectUri, { code, state: params.state, iss: undefined })
 })
 
-/** Issues an access token (an expiring API key) and a refresh token for an organization, both of grant `grantId`. */
-const issue = (clientId: string, orgId: string, scopes: ReadonlyArray<Tools.Scope>, grantId: string | null) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const clients = yield* findClient(clientId)
-    const name = `MCP: ${Option.match(clients, { onNone: () => clientId, onSome: (c) => c.name })}`.slice(0, 60)
-    const created = yield* (yield* ApiKeys.ApiKeys).create({
-      orgId,
-      name,
-      permissions: permissionsFor(scopes),
-      expiresAt: new Date(Date.now() + ACCESS_TOKEN_SECONDS * 1000)
-    })
-    const refresh = token("mcprt_")
-    yield* sql`INSERT INTO oauth_refresh_tokens (token_hash, client_id, org_id, scope, grant_id)
-      VALUES (${hash(refresh)}, ${clientId}, ${orgId}, ${scopes.join(" ")}, ${grantId})`
-    if (grantId !== null) yield* sql`INSERT INTO oauth_access_tokens (key_id, grant_id) VALUES (${created.key.id}, ${grantId})`
-    return HttpServerResponse.unsafeJson({
-      access_token: created.secret,
-      token_type: "Bearer",
-      expires_in: ACCESS_TOKEN_SECONDS,
-      scope: scopes.join(" "),
-      refresh_token: refresh
-    }, { headers: { "cache-control": "no-store", pragma: "no-cache" } })
-  })
+/** The token response (RFC 6749 §5.1) for freshly issued tokens. */
+const tokenResponse = (tokens: OAuthGrants.Tokens) =>
+  HttpServerResponse.unsafeJson({
+    access_token: tokens.accessToken,
+    token_type: "Bearer",
+    expires_in: tokens.expiresIn,
+    scope: tokens.scopes.join(" "),
+    refresh_token: tokens.refreshToken
+  }, { headers: { "cache-control": "no-store", pragma: "no-cache" } })
 
-/**
- * Revokes the refresh tokens of a grant and answers them with the keys that are its live access tokens, which the
- * caller revokes once the transaction is committed (see the code grant).
- */
-const revokeRefreshTokens = (grantId: string) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const refreshTokens = yield* sql`UPDATE oauth_refresh_tokens SET revoked_at = now() WHERE grant_id = ${grantId} AND revoked_at IS NULL RETURNING token_hash`
-    const live = yield* sql<{ key_id: string }>`SELECT t.key_id FROM oauth_access_tokens t JOIN api_keys k ON k.id = t.key_id
-      WHERE t.grant_id = ${grantId} AND k.revoked_at IS NULL`
-    return { refreshTokens: refreshTokens.length, keyIds: live.map((row) => row.key_id) }
-  })
+const issueFor = (scopes: ReadonlyArray<Tools.Scope>): OAuthGrants.Decision<never> => ({ _tag: "Issue", scopes, permissions: permissionsFor(scopes) })
+const refuse = (error: string, description: string): OAuthGrants.Decision<HttpServerResponse.HttpServerResponse> => ({
+  _tag: "Refuse",
+  refusal: oauthError(400, error, description)
+})
 
 /** The grants this module answers at the one token endpoint (the claim and jwt-bearer grants live beside them). */
 export const GRANTS = ["authorization_code", "refresh_token"] as const
@@ -315,61 +231,36 @@ export const GRANTS = ["authorization_code", "refresh_token"] as const
 /** `POST /oauth2/token` for `authorization_code` (with the PKCE verifier) and `refresh_token` (rotated on use). */
 export const tokenGrant = (form: Readonly<Record<string, string>>) =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
     const clientId = form.client_id
     if (clientId === undefined) return oauthError(400, "invalid_request", "client_id is required")
     if (form.grant_type === "authorization_code") {
       if (form.code === undefined || form.code_verifier === undefined) return oauthError(400, "invalid_request", "code and code_verifier are required")
       if (!/^[A-Za-z0-9._~-]{43,128}$/.test(form.code_verifier)) return oauthError(400, "invalid_request", "code_verifier must be 43 to 128 unreserved characters")
-      const grantId = hash(form.code)
       const verifier = form.code_verifier
-      // Single use: the row is claimed atomically, so a replayed code finds nothing. Claim and issue are one
-      // transaction, so a replay racing the first exchange waits for its tokens and then revokes them.
-      const outcome = yield* sql.withTransaction(Effect.gen(function*() {
-        const rows = yield* sql<{ client_id: string; org_id: string; redirect_uri: string; code_challenge: string; scope: string; expires_at: Date | string }>`
-          UPDATE oauth_codes SET used_at = now() WHERE code_hash = ${grantId} AND used_at IS NULL
-          RETURNING client_id, org_id, redirect_uri, code_challenge, scope, expires_at`
-        const row = rows[0]
-        if (row === undefined) {
-          // Unknown, or used before: whatever was issued from it is revoked (RFC 6749 §4.1.2), the code having leaked.
-          // The code's row is locked first, as a refresh does, so a refresh under way ends before (its new tokens are
-          // revoked here) or finds its token revoked.
-          yield* sql`SELECT code_hash FROM oauth_codes WHERE code_hash = ${grantId} FOR UPDATE`
-          return { _tag: "Replayed" as const, ...yield* revokeRefreshTokens(grantId) }
-        }
-        const refuse = (description: string) => ({ _tag: "Answer" as const, response: oauthError(400, "invalid_grant", description) })
-        if (new Date(row.expires_at).getTime() < Date.now()) return refuse("The code is invalid, expired or already used")
-        if (row.client_id !== clientId) return refuse("The code was issued to another client")
-        if (form.redirect_uri !== undefined && form.redirect_uri !== row.redirect_uri) return refuse("redirect_uri does not match")
+      const outcome = yield* OAuthGrants.redeemCode(form.code, (code) => {
+        if (code.expiresAt.getTime() < Date.now()) return refuse("invalid_grant", "The code is invalid, expired or already used")
+        if (code.clientId !== clientId) return refuse("invalid_grant", "The code was issued to another client")
+        if (form.redirect_uri !== undefined && form.redirect_uri !== code.redirectUri) return refuse("invalid_grant", "redirect_uri does not match")
         const challenge = createHash("sha256").update(verifier).digest("base64url")
-        if (challenge !== row.code_challenge) return refuse("The code_verifier does not match the code_challenge")
-        return { _tag: "Answer" as const, response: yield* issue(clientId, row.org_id, row.scope.split(" ") as Array<Tools.Scope>, grantId) }
-      }))
-      if (outcome._tag === "Answer") return outcome.response
-      // The keys only after the commit: `ApiKeys.revoke` forgets remembered lookups, so they answer 401 at once on this
-      // replica (within ApiKeys.CACHE_MS on others), and no lookup can remember them again from a row not yet revoked.
-      const keys = yield* ApiKeys.ApiKeys
-      yield* Effect.forEach(outcome.keyIds, (keyId) => keys.revoke(keyId), { discard: true })
-      if (outcome.refreshTokens + outcome.keyIds.length > 0) {
-        yield* Effect.logWarning(`an authorization code was used twice: its ${outcome.refreshTokens} refresh and ${outcome.keyIds.length} access token(s) revoked`)
+        if (challenge !== code.codeChallenge) return refuse("invalid_grant", "The code_verifier does not match the code_challenge")
+        return issueFor(code.scope.split(" ") as Array<Tools.Scope>)
+      })
+      if (outcome._tag === "Issued") return tokenResponse(outcome.tokens)
+      if (outcome._tag === "Refused") return outcome.refusal
+      if (outcome._tag === "Replayed" && outcome.refreshTokens + outcome.accessTokens > 0) {
+        yield* Effect.logWarning(`an authorization code was used twice: its ${outcome.refreshTokens} refresh and ${outcome.accessTokens} access token(s) revoked`)
       }
       return oauthError(400, "invalid_grant", "The code is invalid, expired or already used")
     }
     if (form.refresh_token === undefined) return oauthError(400, "invalid_request", "refresh_token is required")
-    const tokenHash = hash(form.refresh_token)
-    return yield* sql.withTransaction(Effect.gen(function*() {
-      // The grant's code row first (the order a replayed code takes too): a revocation of the grant under way ends
-      // before this token is rotated, and then it is found revoked.
-      const grant = (yield* sql<{ grant_id: string | null }>`SELECT grant_id FROM oauth_refresh_tokens WHERE token_hash = ${tokenHash}`)[0]
-      if (grant?.grant_id != null) yield* sql`SELECT code_hash FROM oauth_codes WHERE code_hash = ${grant.grant_id} FOR UPDATE`
-      const rows = yield* sql<{ client_id: string; org_id: string; scope: string; grant_id: string | null }>`
-        UPDATE oauth_refresh_tokens SET revoked_at = now() WHERE token_hash = ${tokenHash} AND revoked_at IS NULL
-        RETURNING client_id, org_id, scope, grant_id`
-      const row = rows[0]
-      if (row === undefined || row.client_id !== clientId) return oauthError(400, "invalid_grant", "The refresh token is invalid or already used")
-      const granted = row.scope.split(" ") as Array<Tools.Scope>
+    const outcome = yield* OAuthGrants.refresh(form.refresh_token, (stored) => {
+      if (stored.clientId !== clientId) return refuse("invalid_grant", "The refresh token is invalid or already used")
+      const granted = stored.scope.split(" ") as Array<Tools.Scope>
       const asked = form.scope === undefined ? granted : parseScopes(form.scope)
-      if (asked === undefined || asked.some((scope) => !granted.includes(scope))) return oauthError(400, "invalid_scope", "Only scopes of the original grant")
-      return yield* issue(clientId, row.org_id, asked, row.grant_id)
-    }))
+      if (asked === undefined || asked.some((scope) => !granted.includes(scope))) return refuse("invalid_scope", "Only scopes of the original grant")
+      return issueFor(asked)
+    })
+    if (outcome._tag === "Issued") return tokenResponse(outcome.tokens)
+    if (outcome._tag === "Refused") return outcome.refusal
+    return oauthError(400, "invalid_grant", "The refresh token is invalid or already used")
   })

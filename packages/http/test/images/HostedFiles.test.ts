@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { BlobStore, Migrations, Sql } from "@sift/store"
 import { Effect, Layer, TestClock } from "effect"
 import * as HostedFiles from "../../src/Images/HostedFiles.js"
@@ -32,6 +33,26 @@ describe("HostedFiles", () => {
         expect(JSON.parse(bodyOf(expired)).error_code).toBe("NOT_FOUND")
         const blobs = yield* BlobStore.BlobStore
         expect((yield* blobs.get(`hosted-file/${id}`))._tag).toBe("None")
+      }))
+
+    it.effect("the sweep removes hosted files older than 24 hours through the BlobStore, and nothing else", () =>
+      Effect.gen(function*() {
+        const blobs = yield* BlobStore.BlobStore
+        const host = HostedFiles.host("https://sift.example")
+        const file = { sourceUrl: "https://a.example/x.png", bytes: new TextEncoder().encode("PNG"), contentType: "image/png" }
+        const idOf = (url: string) => url.slice("https://sift.example/v1/files/".length)
+        // The layer's test clock may have been moved by an earlier test: back to now, so only the sweep below counts.
+        yield* TestClock.setTime(Date.now())
+        const old = idOf(yield* host(file))
+        const recent = idOf(yield* host(file))
+        yield* blobs.put("screenshot/kept", new Uint8Array([1]))
+        // The rows' age is the database's clock: the old file and the other blob are backdated by a day and a minute.
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`UPDATE blobs SET created_at = now() - interval '1 day 1 minute' WHERE key IN (${`hosted-file/${old}`}, 'screenshot/kept')`
+        yield* HostedFiles.sweep
+        expect((yield* blobs.get(`hosted-file/${old}`))._tag).toBe("None")
+        expect((yield* blobs.get(`hosted-file/${recent}`))._tag).toBe("Some")
+        expect((yield* blobs.get("screenshot/kept"))._tag).toBe("Some")
       }))
 
     it.effect("answers 404 for ids that are not file ids", () =>

@@ -125,6 +125,8 @@ describe.skipIf(!runs)("a fresh clone set up as the README says (runs only under
       for (;;) {
         const ready = await get(`${base}/ready`)
         if (ready?.status === 200) break
+        // 503 while starting; anything else will not change by waiting.
+        if (ready !== undefined && ready.status !== 503) throw new Error(`/ready answered ${ready.status} ${ready.body}`)
         if (server.child.exitCode !== null || Date.now() > until) throw new Error(`not ready (exit ${server.child.exitCode}):\n${server.output().slice(-4_000)}`)
         await new Promise((r) => setTimeout(r, 500))
       }

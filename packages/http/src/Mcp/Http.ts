@@ -11,8 +11,9 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import { ApiKeys } from "@sift/auth"
-import { Effect, Runtime } from "effect"
+import { Effect, Option, Runtime } from "effect"
 import { publicOrigin } from "../Images/HostedFiles.js"
+import * as Body from "../internal/body.js"
 import { limitRegistrations } from "../Agents/Limits.js"
 import * as OAuth from "./OAuth.js"
 import * as ToolServer from "./ToolServer.js"
@@ -87,6 +88,11 @@ async (internal) => {
   return { status: response.status, body }
 }
 
+const unreadable = HttpServerResponse.unsafeJson(
+  { jsonrpc: "2.0", error: { code: -32700, message: "The request body could not be read" }, id: null },
+  { status: 400 }
+)
+
 /** Answers one request to `/mcp`. */
 const serveMcp = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
   Effect.gen(function*() {
@@ -108,7 +114,22 @@ const serveMcp = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse
     const forwarded: Record<string, string> = { authorization: `Bearer ${secret}` }
     const agent = request.headers["user-agent"]
     if (agent !== undefined) forwarded["user-agent"] = agent
-    const webRequest = yield* HttpServerRequest.toWeb(request)
+    // The JSON-RPC message is read with the API's cap on JSON bodies (it is the same request a tool call becomes).
+    const read = yield* Effect.either(Body.read(request, Body.MAX_JSON_BODY_BYTES))
+    if (read._tag === "Left") {
+      return read.left === "TooLarge"
+        ? HttpServerResponse.unsafeJson(
+          { jsonrpc: "2.0", error: { code: -32600, message: `The request body exceeds ${Body.MAX_JSON_BODY_BYTES} bytes (2 MiB)` }, id: null },
+          { status: 413 }
+        )
+        : unreadable
+    }
+    const { "content-length": _length, "transfer-encoding": _encoding, ...headers } = request.headers
+    const webRequest = new Request(Option.getOrElse(HttpServerRequest.toURL(request), () => new URL(`${origin}${PATH}`)), {
+      method: "POST",
+      headers,
+      body: read.right
+    })
     const answer = yield* Effect.promise(async () => {
       const server = ToolServer.make(dispatcher(app, runtime, origin, forwarded), scopes.value)
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
@@ -121,10 +142,7 @@ const serveMcp = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse
       }
     })
     return HttpServerResponse.text(answer.text, { status: answer.status, headers: answer.headers })
-  }).pipe(
-    Effect.catchTag("RequestError", () =>
-      Effect.succeed(HttpServerResponse.unsafeJson({ jsonrpc: "2.0", error: { code: -32700, message: "The request body could not be read" }, id: null }, { status: 400 })))
-  )
+  })
 
 /**
  * One authorization server metadata document: the application's (the agent registration grants) when it serves one,

@@ -118,6 +118,9 @@ const readNode = (source: http.IncomingMessage, response: http.ServerResponse | 
 // Requests without a Node request under them (MCP tool calls are internal web requests): their stream, up to the cap.
 const readStream = (request: HttpServerRequest.HttpServerRequest, limit: number) =>
   Effect.suspend(() => {
+    // A web request without a body (a tool call that posts none) has no stream to read: its body is empty.
+    const source = (request as unknown as { readonly source?: unknown }).source
+    if (source instanceof Request && source.body === null) return Effect.succeed(new Uint8Array(0))
     const chunks: Array<Uint8Array> = []
     let total = 0
     return request.stream.pipe(

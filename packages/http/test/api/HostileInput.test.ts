@@ -232,6 +232,15 @@ for (const front of fronts) {
       expect(scraped.result?.structuredContent).toMatchObject({ error_code: "INPUT_VALIDATION_ERROR", message: "body: nested deeper than 64 levels" })
       expect(await logged(secret, scraped.result!.structuredContent.request_id)).toMatchObject({ path: "/v1/web/scrape", error_code: "INPUT_VALIDATION_ERROR" })
 
+      // The JSON-RPC message itself has the API's 2 MiB cap.
+      const oversized = await fetch(`${origin}/mcp`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${secret}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"scrape","arguments":{"url":"${"a".repeat(3 * MiB)}"}}}`
+      })
+      expect(oversized.status).toBe(413)
+      expect(await oversized.json()).toMatchObject({ jsonrpc: "2.0", error: { message: expect.stringContaining(String(2 * MiB)) } })
+
       const mapped = await call("map", `{"domain":"example.test","tags":${deep}}`)
       expect(mapped.error).toBeUndefined()
       expect(mapped.result?.isError).toBe(true)

@@ -1,0 +1,92 @@
+/**
+ * The rate limiter's fixed one-minute windows, on embedded PGlite (counted in memory) and on PostgreSQL (one atomic
+ * upsert per hit, shared by every replica): boundaries, headers' numbers, buckets, and exactness under concurrency.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Layer, TestClock } from "effect"
+import * as Auth from "../src/index.js"
+import { backends, layerFor, title, unique } from "./support/database.js"
+
+const WINDOW = Auth.RateLimiter.WINDOW_MS
+// A fixed minute, well past any window another test of a shared database may have left.
+const minute = (n: number) => Date.UTC(2030, 0, 1, 0, n)
+
+const hit = (keyId: string, limit: number, bucket: "api" | "logs" | "registration" = "api") =>
+  Effect.flatMap(Auth.RateLimiter.RateLimiter, (limiter) => limiter.hit(keyId, bucket, limit))
+
+for (const backend of backends) {
+  describe.skipIf(backend.skip !== undefined)(`rate limiter (${title(backend)})`, () => {
+    it.layer(layerFor(backend), { timeout: 60_000 })((it) => {
+      it.effect("a window is one wall-clock minute: its last millisecond still counts, the next minute starts afresh", () =>
+        Effect.gen(function*() {
+          const keyId = `key_${unique()}`
+          yield* TestClock.setTime(minute(1))
+          const first = yield* hit(keyId, 3)
+          expect(first).toEqual({ allowed: true, limit: 3, remaining: 2, resetAt: minute(2) / 1000, retryAfter: 60 })
+          yield* TestClock.setTime(minute(1) + 30_500)
+          expect(yield* hit(keyId, 3)).toEqual({ allowed: true, limit: 3, remaining: 1, resetAt: minute(2) / 1000, retryAfter: 30 })
+          yield* TestClock.setTime(minute(2) - 1)
+          expect(yield* hit(keyId, 3)).toEqual({ allowed: true, limit: 3, remaining: 0, resetAt: minute(2) / 1000, retryAfter: 1 })
+          // Refused: the header numbers say wait until the minute ends (at least one second).
+          expect(yield* hit(keyId, 3)).toEqual({ allowed: false, limit: 3, remaining: 0, resetAt: minute(2) / 1000, retryAfter: 1 })
+          yield* TestClock.setTime(minute(2))
+          expect(yield* hit(keyId, 3)).toEqual({ allowed: true, limit: 3, remaining: 2, resetAt: minute(3) / 1000, retryAfter: 60 })
+        }))
+
+      it.effect("refused requests count too: a client hammering through 429 stays limited until the window ends", () =>
+        Effect.gen(function*() {
+          const keyId = `key_${unique()}`
+          yield* TestClock.setTime(minute(5) + 10_000)
+          const outcomes = yield* Effect.forEach(Array.from({ length: 12 }), () => hit(keyId, 5))
+          expect(outcomes.map((o) => o.allowed)).toEqual([...Array(5).fill(true), ...Array(7).fill(false)])
+          expect(outcomes.map((o) => o.remaining)).toEqual([4, 3, 2, 1, 0, ...Array(7).fill(0)])
+          // A lower limit later in the same window (a plan change) applies to the count so far.
+          expect((yield* hit(keyId, 20)).remaining).toBe(7)
+          yield* TestClock.adjust(WINDOW)
+          expect(yield* Effect.map(hit(keyId, 5), (o) => [o.allowed, o.remaining])).toEqual([true, 4])
+        }))
+
+      it.effect("keys and buckets count separately", () =>
+        Effect.gen(function*() {
+          const a = `key_${unique()}`
+          const b = `key_${unique()}`
+          yield* TestClock.setTime(minute(7))
+          for (let i = 0; i < 2; i++) yield* hit(a, 2)
+          expect((yield* hit(a, 2)).allowed).toBe(false)
+          expect((yield* hit(b, 2)).allowed).toBe(true)
+          expect((yield* hit(a, 2, "logs")).remaining).toBe(1)
+          expect((yield* hit(a, 2, "registration")).remaining).toBe(1)
+          expect((yield* hit(`ip:${a}`, 2, "registration")).remaining).toBe(1)
+        }))
+
+      it.effect("200 concurrent hits of one key with a limit of 60: exactly 60 allowed, each remaining count given once", () =>
+        Effect.gen(function*() {
+          const keyId = `key_${unique()}`
+          yield* TestClock.setTime(minute(9) + 1_000)
+          const outcomes = yield* Effect.all(Array.from({ length: 200 }, () => hit(keyId, 60)), { concurrency: "unbounded" })
+          const allowed = outcomes.filter((o) => o.allowed)
+          expect(allowed).toHaveLength(60)
+          expect(allowed.map((o) => o.remaining).sort((x, y) => x - y)).toEqual(Array.from({ length: 60 }, (_, i) => i))
+          expect(outcomes.filter((o) => !o.allowed).every((o) => o.remaining === 0 && o.retryAfter === 59)).toBe(true)
+        }))
+    })
+  })
+}
+
+const postgres = backends.find((backend) => backend.name === "postgres")!
+
+describe.skipIf(postgres.skip !== undefined)(`rate limiter across two connection pools (${title(postgres)})`, () => {
+  it.scoped("200 concurrent hits of one key through two replicas with a limit of 60: exactly 60 allowed", () =>
+    Effect.gen(function*() {
+      // Two pools and two limiters: what two server processes on one PostgreSQL would have.
+      const replicas = [yield* Layer.build(layerFor(postgres)), yield* Layer.build(layerFor(postgres))]
+      const keyId = `key_${unique()}`
+      yield* TestClock.setTime(minute(11) + 1_000)
+      const outcomes = yield* Effect.all(
+        Array.from({ length: 200 }, (_, i) => Effect.provide(hit(keyId, 60), replicas[i % 2]!)),
+        { concurrency: "unbounded" }
+      )
+      expect(outcomes.filter((o) => o.allowed)).toHaveLength(60)
+      expect(outcomes.filter((o) => o.allowed).map((o) => o.remaining).sort((x, y) => x - y)).toEqual(Array.from({ length: 60 }, (_, i) => i))
+    }), { timeout: 60_000 })
+})

@@ -263,6 +263,83 @@ describe("an https:// upstream proxy", { timeout: 60_000 }, () => {
   })
 })
 
+describe("what the guard connects to is what it checked", { timeout: 60_000 }, () => {
+  it("a literal IP the host rules map elsewhere goes to the mapped address and port, for requests and tunnels", async () => {
+    // No DNS answer is involved: a connection made by name lookup alone would go to 127.0.0.9:1 and fail.
+    const rules = HostRules.parse(`MAP 127.0.0.9 127.0.0.1:${site.port}`).pipe((e) => e._tag === "Right" ? e.right : HostRules.empty)
+    const proxy = await GuardProxy.start(GuardProxy.makeShared(addressPolicy, rules), undefined)
+    try {
+      checked.length = 0
+      const answer = await raw(proxy.server, `GET http://127.0.0.9:1/echo HTTP/1.1\r\nHost: 127.0.0.9:1\r\n\r\n`, /\r\n0\r\n\r\n$/)
+      expect(answer).toMatch(/^HTTP\/1\.1 200[\s\S]*x-seen-host: 127\.0\.0\.9:1[\s\S]*\r\nGET \r\n/)
+      const tunnelled = await raw(proxy.server, `CONNECT 127.0.0.9:1 HTTP/1.1\r\nHost: 127.0.0.9:1\r\n\r\nGET /echo HTTP/1.1\r\nHost: inside\r\nConnection: close\r\n\r\n`, /\r\n0\r\n\r\n$/)
+      expect(tunnelled).toMatch(/^HTTP\/1\.1 200 Connection Established\r\n\r\nHTTP\/1\.1 200 OK[\s\S]*x-seen-host: inside/)
+      expect(checked).toEqual(["127.0.0.9=127.0.0.1", "127.0.0.9=127.0.0.1"])
+      expect(proxy.failures).toEqual([])
+    } finally {
+      proxy.close()
+    }
+  })
+
+  it("a CONNECT target that parsers read differently goes upstream as it was checked, or not at all", async () => {
+    const seen: Array<string> = []
+    const upstream = http.createServer((_req, res) => res.writeHead(500).end())
+    upstream.on("connect", (req, socket: net.Socket) => {
+      seen.push(String(req.url))
+      socket.end("HTTP/1.1 200 Connection Established\r\n\r\n")
+    })
+    await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve))
+    const rules = HostRules.parse(hostRules).pipe((e) => e._tag === "Right" ? e.right : HostRules.empty)
+    const proxy = await GuardProxy.start(GuardProxy.makeShared(addressPolicy, rules), `http://127.0.0.1:${(upstream.address() as net.AddressInfo).port}`)
+    try {
+      // The URL parser reads open.test here; an upstream splitting at the first colon would read blocked.test.
+      for (const target of ["blocked.test:443@open.test:443", "open.test:443@blocked.test:443", "blocked.test:443/@open.test:443"]) {
+        await raw(proxy.server, `CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`, /\r\n\r\n/)
+      }
+      expect(seen.filter((target) => target.includes("blocked.test"))).toEqual([])
+    } finally {
+      proxy.close()
+      upstream.close()
+    }
+  })
+
+  it("an https:// upstream is verified by its own name, never by the target's", async () => {
+    // An impostor in the upstream's place whose (trusted) certificate names a site a page can ask for: verified
+    // against that site's name instead of the proxy's, it would get the proxy credentials and the traffic.
+    const dir = mkdtempSync(join(tmpdir(), "sift-tls-impostor-"))
+    execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"),
+      "-days", "1", "-subj", "/CN=impostor.test", "-addext", "subjectAltName=DNS:impostor.test"], { stdio: "ignore" })
+    const cert = readFileSync(join(dir, "cert.pem"), "utf8")
+    const seen: Array<string> = []
+    const impostor = https.createServer({ key: readFileSync(join(dir, "key.pem")), cert }, (req, res) => {
+      seen.push(`${req.method} ${req.url} ${req.headers["proxy-authorization"] ?? ""}`)
+      res.writeHead(200).end("impostor")
+    })
+    impostor.on("connect", (req, socket: net.Socket) => {
+      seen.push(`CONNECT ${req.url} ${req.headers["proxy-authorization"] ?? ""}`)
+      socket.end("HTTP/1.1 200 Connection Established\r\n\r\nIMPOSTOR")
+    })
+    await new Promise<void>((resolve) => impostor.listen(0, "127.0.0.1", resolve))
+    const shared = GuardProxy.makeShared(addressPolicy, HostRules.empty, { upstreamCa: [cert] })
+    const proxy = await GuardProxy.start(shared, `https://user:secret@127.0.0.1:${(impostor.address() as net.AddressInfo).port}`)
+    try {
+      expect(await raw(proxy.server, `GET http://impostor.test/x HTTP/1.1\r\nHost: impostor.test\r\n\r\n`)).toBe("")
+      expect(await raw(proxy.server, `CONNECT impostor.test:443 HTTP/1.1\r\nHost: impostor.test:443\r\n\r\n`)).toMatch(/^HTTP\/1\.1 403/)
+      expect(seen).toEqual([])
+      expect(proxy.failures.map((f) => [f.reason, f.detail])).toEqual([
+        ["Unreachable", expect.stringMatching(/the proxy failed: .*127\.0\.0\.1/)],
+        ["Unreachable", expect.stringMatching(/the proxy failed: .*127\.0\.0\.1/)]
+      ])
+    } finally {
+      proxy.close()
+      shared.agent.destroy()
+      shared.tlsAgent.destroy()
+      impostor.closeAllConnections()
+      impostor.close()
+    }
+  })
+})
+
 describe("the guard proxy in Chromium", { timeout: 60_000 }, () => {
   it("every request of a page (loopback included) goes through the guard", async () => {
     checked.length = 0

@@ -155,6 +155,26 @@ describe("a guard proxy that requires credentials", () => {
     }
   })
 
+  it("a malformed Proxy-Authorization is refused too, and nothing is passed on", async () => {
+    const shared = GuardProxy.makeShared(addressPolicy, HostRules.empty)
+    const credentials = GuardProxy.randomCredentials()
+    const proxy = await GuardProxy.start(shared, undefined, { host: outwardAddress ?? "127.0.0.1", credentials })
+    const target = `127.0.0.1:${site.port}`
+    try {
+      const before = site.exchanges.length
+      const userOnly = Buffer.from(`${credentials.username}${credentials.password}`).toString("base64")
+      for (const header of [`Bearer ${credentials.password}`, "Basic", "Basic !!!", `Basic ${userOnly}`, `basic ${userOnly}:`]) {
+        const auth = `Proxy-Authorization: ${header}\r\n`
+        expect(await raw(proxy.server, `GET http://${target}/hello HTTP/1.1\r\nHost: ${target}\r\nConnection: close\r\n${auth}\r\n`)).toMatch(/^HTTP\/1\.1 40[07]/)
+        expect(await raw(proxy.server, `CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n${auth}\r\n`)).toMatch(/^HTTP\/1\.1 40[07]/)
+      }
+      expect(site.exchanges.length).toBe(before)
+      expect(proxy.failures).toEqual([])
+    } finally {
+      proxy.close()
+    }
+  })
+
   it("makes fresh credentials each time and tells loopback from outward addresses", () => {
     const a = GuardProxy.randomCredentials()
     const b = GuardProxy.randomCredentials()

@@ -4,7 +4,8 @@
  * included). The proxy maps the host by the host rules, resolves it, checks the IP with the address policy and connects
  * to exactly that IP, so no second DNS answer can slip in (as the Fetcher's connector does). With an upstream proxy
  * (`http://`, or `https://`: TLS to the proxy, its certificate verified as the Fetcher verifies it) it checks what our
- * resolver says (as the Fetcher does through a proxy) and chains to it.
+ * resolver says (as the Fetcher does through a proxy) and chains to it. The proxy itself is proxy-chain's `Server`;
+ * what stays here, and why, is said at `start`.
  *
  * Why a proxy: route interception costs a round trip through the DevTools protocol for every request a page makes;
  * the proxy costs none. A refused or failed request is recorded (per context) and the browser sees a closed
@@ -12,11 +13,12 @@
  */
 import { randomBytes, timingSafeEqual } from "node:crypto"
 import { lookup as dnsLookup, type LookupAddress } from "node:dns"
+import { EventEmitter } from "node:events"
 import * as http from "node:http"
 import * as https from "node:https"
 import * as net from "node:net"
 import * as tls from "node:tls"
-import type { Duplex } from "node:stream"
+import { type PrepareRequestFunctionOpts, type PrepareRequestFunctionResult, RequestError, Server } from "proxy-chain"
 import * as AddressGuard from "../../AddressGuard.js"
 import * as HostRules from "../../HostRules.js"
 
@@ -172,217 +174,191 @@ const forwardable = (raw: ReadonlyArray<string>, keepChunked: boolean): Array<st
   return out
 }
 
-/** Splits a CONNECT target `host:port` / `[v6]:port`. */
-const splitAuthority = (text: string): { host: string; port: number } | undefined => {
-  const match = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(text)
-  if (match === null) return undefined
-  const port = Number(match[2])
-  return port >= 1 && port <= 65535 ? { host: match[1]!, port } : undefined
-}
-
 const authorityOf = (url: URL) =>
   `${bare(url.hostname)}:${url.port === "" ? (url.protocol === "https:" || url.protocol === "wss:" ? 443 : 80) : url.port}`
 
-const proxyAuthRequired = "HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"sift-guard\"\r\nContent-Length: 0\r\n"
+const basic = (username: string, password: string) => `Basic ${Buffer.from(`${username}:${password}`).toString("base64")}`
+
+/** How a request that passed the guard goes on: to the checked address, or through the upstream proxy. */
+type Route = { readonly _tag: "Direct"; readonly ip: string; readonly port: number } | { readonly _tag: "Upstream" }
+
+/** Thrown by the guard for a refused or failed request: recorded already; CONNECT gets a 403, a request a closed connection. */
+class Refused extends RequestError {
+  constructor() {
+    super("", 403)
+  }
+}
 
 /**
  * Starts a context's proxy on a free port of `listen.host` (default loopback); `upstream` is an `http://` or
  * `https://` proxy URL to chain to. With `listen.credentials`, a request or tunnel without them gets a 407 and goes nowhere.
+ *
+ * proxy-chain runs the proxy (listening, request targets, `Proxy-Authorization`, the 407/403/200 answers, every
+ * connection cut on close); its `prepareRequestFunction` is where the guard decides. Two parts stay ours because
+ * proxy-chain's own would answer a failure with a made-up 5xx page and no reason: plain HTTP forwarding (with its
+ * retry on a kept-alive connection found closed) and the outbound side of a tunnel, opened before the browser is told
+ * the tunnel stands, so a target that cannot be reached is a 403 with a recorded reason.
  */
-export const start = (shared: GuardShared, upstream: string | undefined, listen: ListenOptions = {}): Promise<GuardProxy> => {
+export const start = async (shared: GuardShared, upstream: string | undefined, listen: ListenOptions = {}): Promise<GuardProxy> => {
   const failures: Array<ProxyFailure> = []
-  const expected = listen.credentials === undefined
-    ? undefined
-    : Buffer.from(`Basic ${Buffer.from(`${listen.credentials.username}:${listen.credentials.password}`).toString("base64")}`)
-  const authorized = (req: http.IncomingMessage) => {
+  const expected = listen.credentials === undefined ? undefined : Buffer.from(basic(listen.credentials.username, listen.credentials.password))
+  const authorized = (username: string, password: string) => {
     if (expected === undefined) return true
-    const given = Buffer.from(req.headers["proxy-authorization"] ?? "")
+    const given = Buffer.from(basic(username, password))
     return given.length === expected.length && timingSafeEqual(given, expected)
   }
-  const tunnels = new Set<Duplex>()
   const via = upstream === undefined ? undefined : new URL(upstream)
   const viaTls = via?.protocol === "https:"
   const viaPort = via === undefined ? 0 : Number(via.port || (viaTls ? 443 : 80))
   const viaHost = via === undefined ? "" : bare(via.hostname)
-  /** A connection to the upstream proxy (TLS for `https://`) and the event that says it is ready. */
-  const connectVia = (): { readonly socket: net.Socket; readonly ready: "connect" | "secureConnect" } =>
-    viaTls
-      ? {
-        socket: tls.connect({
-          host: viaHost,
-          port: viaPort,
-          ...(net.isIP(viaHost) === 0 ? { servername: viaHost } : {}),
-          ...(shared.upstreamCa === undefined ? {} : { ca: [...shared.upstreamCa] }),
-          ALPNProtocols: ["http/1.1"]
-        }),
-        ready: "secureConnect"
-      }
-      : { socket: net.connect({ host: viaHost, port: viaPort }), ready: "connect" }
+  const viaTlsOptions: https.RequestOptions = {
+    // Always set: Node otherwise takes the name from a `Host` header, i.e. would verify the proxy as the target.
+    servername: net.isIP(viaHost) === 0 ? viaHost : "",
+    ...(shared.upstreamCa === undefined ? {} : { ca: [...shared.upstreamCa] })
+  }
   const viaAuthorization = via === undefined || via.username === ""
     ? undefined
-    : `Basic ${Buffer.from(`${decodeURIComponent(via.username)}:${decodeURIComponent(via.password)}`).toString("base64")}`
+    : basic(decodeURIComponent(via.username), decodeURIComponent(via.password))
+  const outbound = new Set<net.Socket>()
   const record = (failure: ProxyFailure) => {
     // A browser retries a request whose reused connection closed: one record per request is enough.
     const last = failures[failures.length - 1]
     if (last?.url !== failure.url || last.reason !== failure.reason) failures.push(failure)
   }
 
-  const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => {
-    if (!authorized(req)) {
-      return void res.writeHead(407, { "proxy-authenticate": "Basic realm=\"sift-guard\"", "content-length": "0" }).end()
+  /** The outbound side of a tunnel: a connection to the checked address, or a CONNECT through the upstream proxy. */
+  const openTunnel = (target: string, route: Route): Promise<net.Socket> =>
+    new Promise((resolve, reject) => {
+      if (route._tag === "Direct") {
+        const out = net.connect({ host: route.ip, port: route.port })
+        out.once("error", reject)
+        return void out.once("connect", () => {
+          out.off("error", reject)
+          resolve(out)
+        })
+      }
+      const options: http.RequestOptions = {
+        host: viaHost,
+        port: viaPort,
+        method: "CONNECT",
+        path: target,
+        headers: { host: target, ...(viaAuthorization === undefined ? {} : { "proxy-authorization": viaAuthorization }) },
+        agent: false
+      }
+      const request = viaTls ? https.request({ ...options, ...viaTlsOptions }) : http.request(options)
+      request.once("error", (error) => reject(new Error(`the proxy failed: ${error.message}`)))
+      request.once("connect", (answer, out, head) => {
+        if (answer.statusCode !== 200) {
+          out.destroy()
+          return reject(new Error(`the proxy answered CONNECT with ${answer.statusCode}`))
+        }
+        if (head.length > 0) out.unshift(head)
+        resolve(out)
+      })
+      request.end()
+    })
+
+  /** proxy-chain hands a tunnel's browser side, told "200 Connection Established", to this stand-in server. */
+  const splicing = (out: net.Socket) =>
+    new EventEmitter().once("connection", (socket: net.Socket) => {
+      out.on("close", () => socket.destroy())
+      socket.on("close", () => out.destroy())
+      if (out.destroyed) return void socket.destroy()
+      out.pipe(socket)
+      socket.pipe(out)
+    }) as unknown as http.Server
+
+  const prepareRequestFunction = async (
+    { hostname, isHttp, password, port, request, username }: PrepareRequestFunctionOpts
+  ): Promise<PrepareRequestFunctionResult> => {
+    if (!authorized(username, password)) return { requestAuthentication: true }
+    const url = isHttp ? request.url! : `https://${hostname}:${port}/`
+    const failure = (reason: ProxyFailure["reason"], detail: string) => {
+      record({ url: isHttp ? new URL(url).href : url, authority: `${bare(hostname)}:${port}`, tunnel: !isHttp, reason, detail })
+      return new Refused()
     }
-    let url: URL
-    try {
-      url = new URL(req.url ?? "")
-    } catch {
-      return void res.writeHead(400).end()
-    }
-    if (url.protocol !== "http:") return void res.writeHead(400).end()
-    const authority = authorityOf(url)
-    const fail = (reason: ProxyFailure["reason"], detail: string) => {
-      record({ url: url.href, authority, tunnel: false, reason, detail })
+    const decision = await (via === undefined ? decideDirect(shared, hostname, port) : checkProxied(shared, hostname))
+      .catch((error: unknown): Decision => ({ _tag: "Fail", reason: "Unreachable", detail: `the address could not be checked: ${String(error)}` }))
+    if (decision?._tag === "Fail") throw failure(decision.reason, decision.detail)
+    const route: Route = decision === undefined ? { _tag: "Upstream" } : { _tag: "Direct", ip: decision.ip, port: decision.port }
+    if (isHttp) return { customTag: route }
+    // The target as checked, never the raw one: `CONNECT a:443@b:443` is b for the URL parser, maybe a for the upstream.
+    const out = await openTunnel(`${hostname}:${port}`, route).catch((error: Error) => {
+      throw failure("Unreachable", error.message)
+    })
+    outbound.add(out)
+    out.on("error", () => undefined)
+    out.on("close", () => outbound.delete(out))
+    // The browser may have gone while the tunnel was opened; then nothing will be spliced to it.
+    request.socket.once("close", () => out.destroy())
+    if (request.socket.destroyed) out.destroy()
+    return { customConnectServer: splicing(out) }
+  }
+
+  /** Plain HTTP: the guard has decided (proxy-chain's `prepareRequestHandling`), then our forwarding. */
+  const forward = (req: http.IncomingMessage, res: http.ServerResponse, route: Route) => {
+    const url = new URL(req.url!)
+    const fail = (detail: string) => {
+      record({ url: url.href, authority: authorityOf(url), tunnel: false, reason: "Unreachable", detail })
       // No response at all: the browser reports a failed request, never a page the proxy made up.
       req.socket.destroy()
     }
-    const decided = via === undefined
-      ? decideDirect(shared, url.hostname, Number(authority.slice(authority.lastIndexOf(":") + 1)))
-      : checkProxied(shared, url.hostname)
-    void decided.then((decision) => {
-      if (decision?._tag === "Fail") return fail(decision.reason, decision.detail)
-      if (res.destroyed) return
-      const headers = forwardable(req.rawHeaders, false)
-      if (viaAuthorization !== undefined) headers.push("Proxy-Authorization", viaAuthorization)
-      const bodyless = req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined
-      const forward = (retry: boolean) => {
-        const viaUpstream = decision === undefined
-        const options: http.RequestOptions = {
-          ...(viaUpstream
-            ? { host: viaHost, port: viaPort, path: url.href }
-            : { host: decision.ip, port: decision.port, path: url.pathname + url.search }),
-          method: req.method,
-          headers,
-          setHost: false,
-          // The retry takes a connection of its own: other kept-alive ones may have gone stale at the same moment.
-          agent: retry ? (viaUpstream && viaTls ? shared.tlsAgent : shared.agent) : false
-        }
-        const tlsOptions: https.RequestOptions = {
-          ...(net.isIP(viaHost) === 0 ? { servername: viaHost } : {}),
-          ...(shared.upstreamCa === undefined ? {} : { ca: [...shared.upstreamCa] })
-        }
-        const onAnswer = (answer: http.IncomingMessage) => {
-          res.writeHead(answer.statusCode ?? 502, answer.statusMessage, forwardable(answer.rawHeaders, true))
-          answer.pipe(res)
-          answer.on("error", () => res.destroy())
-        }
-        const out = viaUpstream && viaTls ? https.request({ ...options, ...tlsOptions }, onAnswer) : http.request(options, onAnswer)
-        out.on("error", (error) => {
-          if (res.headersSent) return res.destroy()
-          // A kept-alive connection the server had just closed: once more on a fresh one, as browsers do.
-          if (retry && out.reusedSocket && bodyless && !res.destroyed) return forward(false)
-          fail("Unreachable", viaUpstream ? `the proxy failed: ${error.message}` : error.message)
-        })
-        res.on("close", () => {
-          if (!res.writableFinished) out.destroy()
-        })
-        if (bodyless) out.end()
-        else req.pipe(out)
+    const headers = forwardable(req.rawHeaders, false)
+    if (viaAuthorization !== undefined) headers.push("Proxy-Authorization", viaAuthorization)
+    const bodyless = req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined
+    const send = (retry: boolean) => {
+      const options: http.RequestOptions = {
+        ...(route._tag === "Upstream"
+          ? { host: viaHost, port: viaPort, path: url.href }
+          : { host: route.ip, port: route.port, path: url.pathname + url.search }),
+        method: req.method,
+        headers,
+        setHost: false,
+        // The retry takes a connection of its own: other kept-alive ones may have gone stale at the same moment.
+        agent: retry ? (route._tag === "Upstream" && viaTls ? shared.tlsAgent : shared.agent) : false
       }
-      forward(true)
-    }, (error: unknown) => fail("Unreachable", `the address could not be checked: ${String(error)}`))
-  }
-
-  const onConnect = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
-    tunnels.add(socket)
-    socket.on("error", () => undefined)
-    socket.on("close", () => tunnels.delete(socket))
-    if (!authorized(req)) return void socket.end(`${proxyAuthRequired}Connection: close\r\n\r\n`)
-    const target = splitAuthority(req.url ?? "")
-    if (target === undefined) return void socket.end("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
-    const authority = `${bare(target.host)}:${target.port}`
-    const fail = (reason: ProxyFailure["reason"], detail: string) => {
-      record({ url: `https://${target.host}:${target.port}/`, authority, tunnel: true, reason, detail })
-      socket.end("HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
-    }
-    const splice = (out: net.Socket) => {
-      tunnels.add(out)
-      out.on("close", () => {
-        tunnels.delete(out)
-        socket.destroy()
-      })
-      socket.on("close", () => out.destroy())
-      if (head.length > 0) out.write(head)
-      out.pipe(socket)
-      socket.pipe(out)
-    }
-    const decided = via === undefined ? decideDirect(shared, target.host, target.port) : checkProxied(shared, target.host)
-    void decided.then((decision) => {
-      if (decision?._tag === "Fail") return fail(decision.reason, decision.detail)
-      if (socket.destroyed) return
-      if (decision !== undefined) {
-        const out = net.connect({ host: decision.ip, port: decision.port })
-        let connected = false
-        out.on("error", (error) => {
-          if (!connected && !socket.destroyed) fail("Unreachable", error.message)
-          else socket.destroy()
-        })
-        out.once("connect", () => {
-          connected = true
-          socket.write("HTTP/1.1 200 Connection Established\r\n\r\n")
-          splice(out)
-        })
-        return
+      const onAnswer = (answer: http.IncomingMessage) => {
+        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, forwardable(answer.rawHeaders, true))
+        answer.pipe(res)
+        answer.on("error", () => res.destroy())
       }
-      // Chained: our CONNECT to the upstream proxy, then the same tunnel.
-      const { socket: out, ready } = connectVia()
-      let established = false
+      const out = route._tag === "Upstream" && viaTls ? https.request({ ...options, ...viaTlsOptions }, onAnswer) : http.request(options, onAnswer)
       out.on("error", (error) => {
-        if (!established && !socket.destroyed) fail("Unreachable", `the proxy failed: ${error.message}`)
-        else socket.destroy()
+        if (res.headersSent) return res.destroy()
+        // A kept-alive connection the server had just closed: once more on a fresh one, as browsers do.
+        if (retry && out.reusedSocket && bodyless && !res.destroyed) return send(false)
+        fail(route._tag === "Upstream" ? `the proxy failed: ${error.message}` : error.message)
       })
-      out.once(ready, () => {
-        out.write(`CONNECT ${req.url} HTTP/1.1\r\nHost: ${req.url}\r\n${viaAuthorization === undefined ? "" : `Proxy-Authorization: ${viaAuthorization}\r\n`}\r\n`)
-        let answer = Buffer.alloc(0)
-        const onData = (chunk: Buffer) => {
-          answer = Buffer.concat([answer, chunk])
-          const end = answer.indexOf("\r\n\r\n")
-          if (end < 0) return
-          out.off("data", onData)
-          const status = /^HTTP\/1\.[01] (\d{3})/.exec(answer.subarray(0, end).toString("latin1"))?.[1]
-          if (status !== "200") {
-            out.destroy()
-            return fail("Unreachable", `the proxy answered CONNECT with ${status ?? "garbage"}`)
-          }
-          established = true
-          socket.write("HTTP/1.1 200 Connection Established\r\n\r\n")
-          const rest = answer.subarray(end + 4)
-          if (rest.length > 0) socket.write(rest)
-          splice(out)
-        }
-        out.on("data", onData)
+      res.on("close", () => {
+        if (!res.writableFinished) out.destroy()
       })
-    }, (error: unknown) => fail("Unreachable", `the address could not be checked: ${String(error)}`))
+      if (bodyless) out.end()
+      else req.pipe(out)
+    }
+    send(true)
   }
 
-  const server = http.createServer(onRequest)
-  server.on("connect", onConnect)
-  server.on("clientError", (_error, socket) => socket.destroy())
-  return new Promise((resolve, reject) => {
-    server.once("error", reject)
-    const host = listen.host ?? "127.0.0.1"
-    server.listen(0, bare(host), () => {
-      const { port } = server.address() as net.AddressInfo
-      resolve({
-        server: `http://${net.isIPv6(bare(host)) ? `[${bare(host)}]` : host}:${port}`,
-        failures,
-        close: () => {
-          server.close()
-          server.closeAllConnections()
-          for (const tunnel of tunnels) tunnel.destroy()
-          tunnels.clear()
-        }
+  const server = new (class extends Server {
+    override async onRequest(req: http.IncomingMessage, res: http.ServerResponse) {
+      const prepared = await this.prepareRequestHandling(req).catch((error: Error) => {
+        // A refused request gets no answer at all, like a failed one (see `forward`).
+        if (error instanceof Refused) req.socket.destroy()
+        else this.failRequest(req, error)
       })
-    })
-  })
+      if (prepared !== undefined && !res.destroyed) forward(req, res, prepared.customTag as Route)
+    }
+  })({ port: 0, host: bare(listen.host ?? "127.0.0.1"), authRealm: "sift-guard", prepareRequestFunction })
+  await server.listen()
+  const host = listen.host ?? "127.0.0.1"
+  return {
+    server: `http://${net.isIPv6(bare(host)) ? `[${bare(host)}]` : host}:${server.port}`,
+    failures,
+    close: () => {
+      server.close(true).catch(() => undefined)
+      for (const out of outbound) out.destroy()
+      outbound.clear()
+    }
+  }
 }
 
 /** Whether a recorded failure is the one of a request to `url` (a tunnel stands for every URL of its authority). */

@@ -58,7 +58,7 @@ const refuseRest = (source: http.IncomingMessage, response: http.ServerResponse 
 }
 
 // One array of its own (never a view into Node's buffer pool: converters may hand its buffer on).
-const joined = (chunks: ReadonlyArray<Uint8Array>, total: number): Uint8Array => {
+const joined = (chunks: ReadonlyArray<Uint8Array>, total: number): Uint8Array<ArrayBuffer> => {
   const bytes = new Uint8Array(total)
   let offset = 0
   for (const chunk of chunks) {
@@ -69,7 +69,7 @@ const joined = (chunks: ReadonlyArray<Uint8Array>, total: number): Uint8Array =>
 }
 
 const readNode = (source: http.IncomingMessage, response: http.ServerResponse | undefined, limit: number) =>
-  Effect.async<Uint8Array, Unread>((resume) => {
+  Effect.async<Uint8Array<ArrayBuffer>, Unread>((resume) => {
     if (source.readableEnded) {
       resume(Effect.succeed(new Uint8Array(0)))
       return
@@ -144,7 +144,7 @@ export const text = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, byt
  * soon as a streamed body crosses the cap (the connection then closes after the answer); `Unreadable` when the client
  * goes away or the body cannot be read.
  */
-export const read = (request: HttpServerRequest.HttpServerRequest, limit: number): Effect.Effect<Uint8Array, Unread> => {
+export const read = (request: HttpServerRequest.HttpServerRequest, limit: number): Effect.Effect<Uint8Array<ArrayBuffer>, Unread> => {
   const node = nodeParts(request)
   const declared = Number(request.headers["content-length"] ?? "0")
   if (declared > limit) {

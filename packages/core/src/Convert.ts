@@ -64,12 +64,21 @@ const genericMedia = new Set([undefined, "application/octet-stream", "binary/oct
  * names and headers; names win over headers (uploads are often `application/octet-stream`); `text/plain` is refined by
  * the name (raw CSV or source files are served as text/plain).
  */
-export const detect = (source: Source): DocumentType | undefined => {
+export const detect = (source: Source): Effect.Effect<DocumentType | undefined> => {
   const hinted = source.extension?.replace(/^\./, "").toLowerCase() ?? extensionOf(source.filename)
   const byName = hinted === undefined ? undefined : extensionTypes[hinted]
   const byUrl = extensionOf(source.url)
   const byUrlType = byUrl === undefined ? undefined : extensionTypes[byUrl]
-  const binary = sniffBinary(source.bytes, byName ?? byUrlType)
+  // sniffBinary never rejects (file-type's failures read as "no signature").
+  return Effect.map(Effect.promise(() => sniffBinary(source.bytes, byName ?? byUrlType)), (binary) => byContent(source, binary, byName, byUrlType))
+}
+
+const byContent = (
+  source: Source,
+  binary: string | undefined,
+  byName: string | undefined,
+  byUrlType: string | undefined
+): DocumentType | undefined => {
   if (binary === "xlsb") return "xlsx"
   if (binary !== undefined && isDocumentType(binary)) return binary
   if (byName === "xlsb") return looksBinary(source.bytes) ? "xlsx" : undefined
@@ -182,12 +191,11 @@ export const convert = (
 export const detectAndConvert = (
   source: Source,
   options: ConvertOptions = {}
-): Effect.Effect<Converted, ContentError | InvalidRequest> => {
-  const type = detect(source)
-  return type === undefined
-    ? Effect.fail(new ContentError({
-      reason: "Unsupported",
-      detail: `Cannot convert content of type ${mediaTypeOf(source.contentType) ?? "unknown"}${source.filename === undefined ? "" : ` (${source.filename})`}`
-    }))
-    : convert(source, type, options)
-}
+): Effect.Effect<Converted, ContentError | InvalidRequest> =>
+  Effect.flatMap(detect(source), (type) =>
+    type === undefined
+      ? Effect.fail(new ContentError({
+        reason: "Unsupported",
+        detail: `Cannot convert content of type ${mediaTypeOf(source.contentType) ?? "unknown"}${source.filename === undefined ? "" : ` (${source.filename})`}`
+      }))
+      : convert(source, type, options))

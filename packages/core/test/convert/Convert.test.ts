@@ -9,6 +9,8 @@ import { execFileSync, spawnSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import JSZip from "jszip"
+import sharp from "sharp"
 import * as Convert from "../../src/Convert.js"
 import * as ParseDocument from "../../src/ParseDocument.js"
 import * as Office from "./support/officeFixtures.js"
@@ -22,30 +24,65 @@ describe("Convert.detect", () => {
   it.effect("binary signatures win over names and headers", () =>
     Effect.gen(function*() {
       const pdf = yield* Effect.promise(() => Pdf.simple(["x"]))
-      expect(Convert.detect({ bytes: pdf, contentType: "application/octet-stream" })).toBe("pdf")
-      expect(Convert.detect({ bytes: pdf, filename: "report.txt" })).toBe("pdf")
-      expect(Convert.detect({ bytes: yield* Effect.promise(Office.docx), contentType: "application/zip" })).toBe("docx")
-      expect(Convert.detect({ bytes: yield* Effect.promise(Office.xlsx) })).toBe("xlsx")
-      expect(Convert.detect({ bytes: yield* Effect.promise(Office.pptx) })).toBe("pptx")
-      expect(Convert.detect({ bytes: Office.tinyPng })).toBe("png")
-      expect(Convert.detect({ bytes: utf8("{\\rtf1\\ansi hello}") })).toBe("rtf")
+      expect(yield* Convert.detect({ bytes: pdf, contentType: "application/octet-stream" })).toBe("pdf")
+      expect(yield* Convert.detect({ bytes: pdf, filename: "report.txt" })).toBe("pdf")
+      expect(yield* Convert.detect({ bytes: yield* Effect.promise(Office.docx), contentType: "application/zip" })).toBe("docx")
+      expect(yield* Convert.detect({ bytes: yield* Effect.promise(Office.xlsx) })).toBe("xlsx")
+      expect(yield* Convert.detect({ bytes: yield* Effect.promise(Office.pptx) })).toBe("pptx")
+      expect(yield* Convert.detect({ bytes: Office.tinyPng })).toBe("png")
+      expect(yield* Convert.detect({ bytes: utf8("{\\rtf1\\ansi hello}") })).toBe("rtf")
     }))
 
-  it("names and extensions decide text types; the URL's extension only when the Content-Type is generic", () => {
-    const code = utf8("def tide():\n    return 4.8\n")
-    expect(Convert.detect({ bytes: code, filename: "tide.py" })).toBe("python")
-    expect(Convert.detect({ bytes: code, extension: ".py", filename: "tide.txt" })).toBe("python")
-    expect(Convert.detect({ bytes: utf8("a,b\n1,2\n"), contentType: "text/plain", url: "https://x.example/data.csv" })).toBe("csv")
-    expect(Convert.detect({ bytes: utf8("<p>hi</p>"), contentType: "text/html", url: "https://x.example/index.php" })).toBe("html")
-    expect(Convert.detect({ bytes: utf8("{\"a\":1}"), contentType: "application/json; charset=utf-8" })).toBe("json")
-    expect(Convert.detect({ bytes: utf8("<!doctype html><title>t</title>") })).toBe("html")
-    expect(Convert.detect({ bytes: utf8("just words") })).toBe("text")
-  })
+  it.effect("names and extensions decide text types; the URL's extension only when the Content-Type is generic", () =>
+    Effect.gen(function*() {
+      const code = utf8("def tide():\n    return 4.8\n")
+      expect(yield* Convert.detect({ bytes: code, filename: "tide.py" })).toBe("python")
+      expect(yield* Convert.detect({ bytes: code, extension: ".py", filename: "tide.txt" })).toBe("python")
+      expect(yield* Convert.detect({ bytes: utf8("a,b\n1,2\n"), contentType: "text/plain", url: "https://x.example/data.csv" })).toBe("csv")
+      expect(yield* Convert.detect({ bytes: utf8("<p>hi</p>"), contentType: "text/html", url: "https://x.example/index.php" })).toBe("html")
+      expect(yield* Convert.detect({ bytes: utf8("{\"a\":1}"), contentType: "application/json; charset=utf-8" })).toBe("json")
+      expect(yield* Convert.detect({ bytes: utf8("<!doctype html><title>t</title>") })).toBe("html")
+      expect(yield* Convert.detect({ bytes: utf8("just words") })).toBe("text")
+    }))
 
-  it("a name promising a binary format the bytes do not prove is not trusted; unknown binaries are undefined", () => {
-    expect(Convert.detect({ bytes: utf8("not really a pdf"), filename: "fake.pdf" })).toBe("text")
-    expect(Convert.detect({ bytes: new Uint8Array([0, 1, 2, 3, 255]), contentType: "application/x-custom" })).toBeUndefined()
-  })
+  it.effect("a name promising a binary format the bytes do not prove is not trusted; unknown binaries are undefined", () =>
+    Effect.gen(function*() {
+      expect(yield* Convert.detect({ bytes: utf8("not really a pdf"), filename: "fake.pdf" })).toBe("text")
+      expect(yield* Convert.detect({ bytes: new Uint8Array([0, 1, 2, 3, 255]), contentType: "application/x-custom" })).toBeUndefined()
+    }))
+
+  it.live("images by signature (file-type), Netpbm, OLE2 kinds, Office zips without content types, junk before %PDF-", () =>
+    Effect.gen(function*() {
+      const picture = sharp({ create: { width: 8, height: 8, channels: 3, background: "#3366cc" } })
+      const encoded = yield* Effect.promise(() =>
+        Promise.all([picture.clone().jpeg().toBuffer(), picture.clone().gif().toBuffer(), picture.clone().webp().toBuffer(), picture.clone().tiff().toBuffer()])
+      )
+      const detected = yield* Effect.all(encoded.map((bytes) => Convert.detect({ bytes, contentType: "application/octet-stream" })))
+      expect(detected).toEqual(["jpg", "gif", "webp", "tiff"])
+      expect(yield* Convert.detect({ bytes: utf8("P6\n1 1\n255\n\u0001\u0002\u0003") })).toBe("ppm")
+      // A text file that starts with "BM" is no bitmap (file-type alone would say bmp).
+      expect(yield* Convert.detect({ bytes: utf8("BMW service notes: oil, brakes, tyres and the rest of the list") })).toBe("text")
+      const pdf = yield* Effect.promise(() => Pdf.simple(["x"]))
+      expect(yield* Convert.detect({ bytes: Buffer.concat([Buffer.from("junk before the header\n"), pdf]) })).toBe("pdf")
+      // An OLE2 compound file says only "cfb": its streams (UTF-16 names) tell a Word file from a workbook.
+      const ole2 = (stream: string) => Buffer.concat([
+        Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]), Buffer.alloc(504), Buffer.from(stream, "utf16le"), Buffer.alloc(64)
+      ])
+      expect(yield* Convert.detect({ bytes: ole2("WordDocument") })).toBe("doc")
+      expect(yield* Convert.detect({ bytes: ole2("Workbook") })).toBe("xls")
+      expect(yield* Convert.detect({ bytes: ole2("PowerPoint Document") })).toBe("ppt")
+      expect(yield* Convert.detect({ bytes: ole2("Unknown"), filename: "old.xls" })).toBe("xls")
+      // A zip of Word parts without [Content_Types].xml: file-type says zip, the part names say docx.
+      const zip = new JSZip()
+      zip.file("word/document.xml", "<w:document/>")
+      const bare = yield* Effect.promise(() => zip.generateAsync({ type: "uint8array" }))
+      expect(yield* Convert.detect({ bytes: bare })).toBe("docx")
+      // Truncated signatures do not throw.
+      expect(yield* Convert.detect({ bytes: Office.tinyPng.subarray(0, 20), contentType: "application/x-custom" })).toBe("png")
+      expect(yield* Convert.detect({ bytes: (yield* Effect.promise(Office.docx)).subarray(0, 200), contentType: "application/x-custom" })).toBe("docx")
+      const brokenZip = Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.alloc(40, 0xff)])
+      expect(yield* Convert.detect({ bytes: brokenZip, contentType: "application/x-custom" })).toBeUndefined()
+    }))
 })
 
 describe("text-like files as Markdown", () => {

@@ -1,8 +1,9 @@
 /**
- * What a file is: magic bytes first (a PDF served as `application/octet-stream` is still a PDF; zip and OLE2
- * containers are told apart by the parts they hold), then the file extension of an upload or of the URL's path, then
- * the Content-Type, then a look at the text itself.
+ * What a file is: magic bytes first, read by file-type (a PDF served as `application/octet-stream` is still a PDF; zip
+ * and OLE2 containers are told apart by the parts they hold), then the file extension of an upload or of the URL's
+ * path, then the Content-Type, then a look at the text itself.
  */
+import { fileTypeFromBuffer } from "file-type"
 
 /** Extensions (lower case, without the dot) → document type. */
 export const extensionTypes: Readonly<Record<string, string>> = {
@@ -49,34 +50,60 @@ const utf16 = (text: string) => [...text].flatMap((c) => [c.charCodeAt(0), 0])
 const contains = (bytes: Uint8Array, needle: ReadonlyArray<number>) =>
   Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).indexOf(Buffer.from(needle)) >= 0
 
-/** The type a file's first bytes prove, for binary formats; undefined for text and unknown binaries. */
-export const sniffBinary = (bytes: Uint8Array, hint?: string): string | undefined => {
+// file-type's names → Sift's document types; macro-enabled Office files, templates and shows convert like their kind.
+const fileTypes: Readonly<Record<string, string>> = {
+  pdf: "pdf", png: "png", apng: "png", jpg: "jpg", gif: "gif", webp: "webp", tif: "tiff", rtf: "rtf",
+  docx: "docx", docm: "docx", dotx: "docx", dotm: "docx",
+  xlsx: "xlsx", xlsm: "xlsx", xltx: "xlsx", xltm: "xlsx",
+  pptx: "pptx", pptm: "pptx", ppsx: "pptx", ppsm: "pptx", potx: "pptx", potm: "pptx"
+}
+
+/** A zip's Office kind by the part names of its local headers (stored uncompressed), for archives file-type calls zip. */
+const officeByEntries = (bytes: Uint8Array, hint: string | undefined): string | undefined => {
+  if (contains(bytes, ascii("word/"))) return "docx"
+  if (contains(bytes, ascii("xl/"))) return hint === "xlsb" ? "xlsb" : "xlsx"
+  if (contains(bytes, ascii("ppt/"))) return "pptx"
+  return undefined
+}
+
+/** An OLE2 compound file's kind (file-type says only `cfb`): the hint, else the stream names it holds. */
+const legacyOffice = (bytes: Uint8Array, hint: string | undefined): string | undefined => {
+  if (hint === "doc" || hint === "xls" || hint === "ppt") return hint
+  if (contains(bytes, utf16("WordDocument"))) return "doc"
+  if (contains(bytes, utf16("Workbook")) || contains(bytes, utf16("Book"))) return "xls"
+  if (contains(bytes, utf16("PowerPoint Document"))) return "ppt"
+  return undefined
+}
+
+// file-type takes any file starting with "BM" for a bitmap; a real one also has a DIB header size (12 or more).
+const isBitmap = (bytes: Uint8Array) => startsWith(bytes, ascii("BM")) && bytes.length > 26 && bytes[14]! >= 12 && bytes[15] === 0
+
+/** What file-type finds in the bytes, or undefined (it is best-effort on malformed input, which may throw). */
+const identify = async (bytes: Uint8Array): Promise<string | undefined> => {
+  try {
+    return (await fileTypeFromBuffer(bytes))?.ext
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The type a file's first bytes prove, for binary formats; undefined for text and unknown binaries. file-type reads the
+ * signature (and an Office archive's `[Content_Types].xml`); Sift keeps its own rules where file-type stops short: the
+ * kind of an OLE2 file, Office archives without content types, a PDF with junk before its header, Netpbm images.
+ */
+export const sniffBinary = async (bytes: Uint8Array, hint?: string): Promise<string | undefined> => {
+  const found = await identify(bytes)
+  if (found === "cfb") return legacyOffice(bytes, hint)
+  if (found === "zip") return officeByEntries(bytes, hint)
+  if (found === "xlsx" && hint === "xlsb") return "xlsb"
+  if (found !== undefined && found !== "bmp" && found !== "xml") return fileTypes[found]
+  if (found === "bmp" && isBitmap(bytes)) return "bmp"
   // A PDF may have junk before its header; readers accept it within the first kilobyte.
   if (Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 1024)).includes("%PDF-")) return "pdf"
-  if (startsWith(bytes, [0x50, 0x4b, 0x03, 0x04])) {
-    // Zip part names are stored uncompressed in the local headers.
-    if (contains(bytes, ascii("word/"))) return "docx"
-    if (contains(bytes, ascii("xl/"))) return hint === "xlsb" ? "xlsb" : "xlsx"
-    if (contains(bytes, ascii("ppt/"))) return "pptx"
-    return undefined
-  }
-  if (startsWith(bytes, [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1])) {
-    if (hint === "doc" || hint === "xls" || hint === "ppt") return hint
-    if (contains(bytes, utf16("WordDocument"))) return "doc"
-    if (contains(bytes, utf16("Workbook")) || contains(bytes, utf16("Book"))) return "xls"
-    if (contains(bytes, utf16("PowerPoint Document"))) return "ppt"
-    return undefined
-  }
-  if (startsWith(bytes, [0x89, 0x50, 0x4e, 0x47])) return "png"
-  if (startsWith(bytes, [0xff, 0xd8, 0xff])) return "jpg"
-  if (startsWith(bytes, ascii("GIF8"))) return "gif"
-  if (startsWith(bytes, ascii("RIFF")) && startsWith(bytes, ascii("WEBP"), 8)) return "webp"
-  if (startsWith(bytes, [0x49, 0x49, 0x2a, 0x00]) || startsWith(bytes, [0x4d, 0x4d, 0x00, 0x2a])) return "tiff"
-  if (startsWith(bytes, ascii("BM")) && bytes.length > 26 && bytes[14]! >= 12 && bytes[15] === 0) return "bmp"
   if (bytes[0] === 0x50 && bytes[1]! >= 0x31 && bytes[1]! <= 0x36 && /\s/.test(String.fromCharCode(bytes[2] ?? 0))) {
     return ["pbm", "pgm", "ppm", "pbm", "pgm", "ppm"][bytes[1]! - 0x31]
   }
-  if (startsWith(bytes, ascii("{\\rtf"))) return "rtf"
   return undefined
 }
 

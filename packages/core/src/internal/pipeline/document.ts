@@ -35,15 +35,14 @@ export const textAsMarkdown = (text: string): string => {
 }
 
 /** Which document type a page is, or undefined when the pipeline cannot convert it. */
-export const typeOf = (page: LoadedPage): Convert.DocumentType | undefined =>
+export const typeOf = (page: LoadedPage): Effect.Effect<Convert.DocumentType | undefined> =>
   Convert.detect({ bytes: page.body, contentType: page.headers["content-type"] ?? page.contentType, url: page.url })
 
 /** Converts a page into the hast document every filter and format works on. */
 export const toDocument = (
   page: LoadedPage,
   options: DocumentOptions = {}
-): Effect.Effect<PageDocument, ContentError | InvalidRequest> => {
-  const type = typeOf(page)
+): Effect.Effect<PageDocument, ContentError | InvalidRequest> => Effect.flatMap(typeOf(page), (type) => {
   if (type === undefined) {
     return Effect.fail(new ContentError({
       reason: "Unsupported",
@@ -71,4 +70,4 @@ export const toDocument = (
       ocrPages: converted.ocrPages
     })
   )
-}
+})

@@ -20,8 +20,10 @@ const count = (table: string) =>
 
 for (const backend of backends) {
   describe.skipIf(backend.skip !== undefined)(title(backend), () => {
+    // Fresh: @effect/vitest shares one memo map between `layer` blocks, so the same BlobStore layer object would
+    // otherwise be built once (on the first backend) and reused by the next.
     const layer = Layer.provideMerge(
-      BlobStore.layerSql,
+      Layer.fresh(BlobStore.layerSql),
       Layer.tap(backend.layer(), (ctx) => Effect.provide(Migrations.run({ store: Migrations.store }), ctx))
     )
 
@@ -165,6 +167,9 @@ for (const backend of backends) {
           const key = `blob-${unique()}`
           const bytes = new Uint8Array(70_000).map((_, i) => (i * 7) % 256)
           yield* blobs.put(key, bytes, { contentType: "image/png" })
+          // Stored in this backend's database, not in one a shared layer built for another backend.
+          const sql = yield* SqlClient.SqlClient
+          expect((yield* sql<{ c: number }>`SELECT count(*)::int AS c FROM blobs WHERE key = ${key}`)[0]!.c).toBe(1)
           const got = Option.getOrThrow(yield* blobs.get(key))
           expect(got.bytes).toBeInstanceOf(Uint8Array)
           expect(Array.from(got.bytes)).toEqual(Array.from(bytes))

@@ -114,6 +114,12 @@ describe("Charset.decode", () => {
     expect(Charset.decode(ascii(`<meta charset="utf-16"><p>Grüße</p>`)).encoding).toBe("utf-8")
   })
 
+  it("reads a meta whose content ends at \"charset\" as no declaration, without failing", () => {
+    const bytes = concat(ascii(`<meta http-equiv="Content-Type" content="text/html; charset"><p>`), cp1252)
+    expect(Charset.decode(bytes)).toEqual({ text: `<meta http-equiv="Content-Type" content="text/html; charset"><p>café €“”`, encoding: "windows-1252" })
+    expect(Charset.sniff(ascii(`<meta http-equiv="content-type" content="charset =">`))).toEqual({ encoding: undefined, source: "none" })
+  })
+
   it("uses the XML declaration for XML types", () => {
     const bytes = concat(ascii(`<?xml version="1.0" encoding="Shift_JIS"?><urlset><loc>`), shiftJis)
     expect(Charset.decode(bytes, "application/xml").text).toContain("<loc>日本語こんにちは")

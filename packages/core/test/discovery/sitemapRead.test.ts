@@ -88,4 +88,18 @@ describe("xmlScan", () => {
     expect(damage).toBeUndefined()
     expect(events).toEqual(["open root 1", "open b 2 & 3 /", "close b", "text t<u", "open c ", "text v", "close c", "close root"])
   })
+
+  it("decodes &nbsp; and capitalised entities, and stops at unterminated comments, CDATA sections and stray or cut tags", () => {
+    const read = (source: string) => {
+      const texts: Array<string> = []
+      const damage = scan(source, { open: () => {}, text: (text) => texts.push(text), wantsText: () => true, close: () => {} })
+      return { texts, damage }
+    }
+    expect(read(`<a>x&nbsp;y &AMP; &#x41;</a>`)).toEqual({ texts: ["x\u00a0y & A"], damage: undefined })
+    expect(read(`<a>kept<!-- never closed`)).toEqual({ texts: ["kept"], damage: "unterminated comment at offset 7" })
+    expect(read(`<a><![CDATA[never closed`)).toEqual({ texts: [], damage: "unterminated CDATA section at offset 3" })
+    expect(read(`<a>1 < 2</a>`)).toEqual({ texts: ["1 "], damage: "stray \"<\" at offset 5" })
+    expect(read(`<a><b x="1<c>`).damage).toBe("tag cut off at offset 3")
+    expect(read(`<a>x</a><`).damage).toBe("tag cut off at offset 8")
+  })
 })

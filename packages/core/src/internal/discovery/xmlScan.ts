@@ -1,13 +1,15 @@
 /**
- * A forgiving, allocation-light XML event scanner for sitemaps and feeds: start tags (local name, attributes on
- * demand), text (entities decoded, CDATA kept) and end tags, in one left-to-right pass with `indexOf`. No tree, no
- * validation beyond noticing where the document breaks: a tag cut off or left unclosed ends the scan there and is
- * reported, so everything complete before the damage is still delivered.
+ * A forgiving XML event scanner for sitemaps and feeds over htmlparser2's tokenizer in XML mode: start tags (local
+ * name, attributes), text (entities decoded, CDATA kept) and end tags, in one pass, with no tree. The tokenizer is
+ * forgiving by design; this layer notices where the document breaks (a tag cut off, an end tag nothing opened, an
+ * element left open, an unterminated comment or CDATA section) and stops there, reporting it, so everything complete
+ * before the damage is still delivered.
  *
- * Why not a general parser: a 100,000-URL sitemap set is ~17 MB of XML; fast-xml-parser 5 reads it at ~4 MB/s into a
- * tree of 100,000 objects (hundreds of MB at peak), and rejects a truncated file outright. Sitemaps need three
- * element names and one attribute; this scanner reads them at memory speed and keeps the entries before any damage.
+ * Why not a tree or a validating parser: a 100,000-URL sitemap set is ~17 MB of XML; fast-xml-parser 5 reads it at
+ * ~4 MB/s into a tree of 100,000 objects (hundreds of MB at peak), and rejects a truncated file outright. Sitemaps need
+ * three element names and one attribute.
  */
+import { Tokenizer } from "htmlparser2"
 
 /** What the scanner reports. */
 export interface ScanEvents {
@@ -23,108 +25,156 @@ export interface ScanEvents {
 /** Where and why the document broke, or `undefined` when it was read to its end with every element closed. */
 export type ScanDamage = string | undefined
 
-const named: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: "\"", apos: "'", nbsp: "\u00a0" }
-
-/** Decodes the XML entities (and `&nbsp;`, common in hand-made feeds); unknown ones stay as written. */
-export const decodeEntities = (text: string): string =>
-  text.indexOf("&") === -1 ? text : text.replace(/&(#x[0-9a-f]+|#[0-9]+|[a-z]+);/gi, (whole, body: string) => {
-    if (body[0] === "#") {
-      const code = body[1] === "x" || body[1] === "X" ? parseInt(body.slice(2), 16) : parseInt(body.slice(1), 10)
-      return Number.isFinite(code) && code >= 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole
-    }
-    return named[body.toLowerCase()] ?? whole
-  })
-
 // XML names are case-sensitive: `RDF`, `pubDate` are compared as written.
 const localName = (qualified: string): string => {
   const colon = qualified.indexOf(":")
   return colon === -1 ? qualified : qualified.slice(colon + 1)
 }
 
-const attributePatterns = new Map<string, RegExp>()
-const attributePattern = (name: string): RegExp => {
-  let pattern = attributePatterns.get(name)
-  if (pattern === undefined) {
-    pattern = new RegExp(`(?:^|\\s)(?:[\\w.-]+:)?${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)')`, "i")
-    attributePatterns.set(name, pattern)
-  }
-  return pattern
-}
+const LT = 60
 
-const isNameStart = (code: number): boolean =>
-  (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95 || code === 58 || code > 127
+// XML mode decodes the five XML entities as spelled and numeric references; hand-made feeds also write `&nbsp;` and
+// capitalised names (`&AMP;`), which stay in the text as written: decoded here, in the rare slice holding an `&`.
+const leftovers: Record<string, string> = { nbsp: "\u00a0", amp: "&", lt: "<", gt: ">", quot: "\"", apos: "'" }
+const leftoverPattern = /&(nbsp|amp|lt|gt|quot|apos);/gi
+const decodeLeftovers = (text: string): string =>
+  text.indexOf("&") === -1 ? text : text.replace(leftoverPattern, (_, name: string) => leftovers[name.toLowerCase()]!)
 
 /** Scans `source`, calling `events`; returns the damage found, if any. */
 export const scan = (source: string, events: ScanEvents): ScanDamage => {
   const open: Array<string> = []
-  // The current start tag's attribute text; one reader for every tag, so scanning allocates no closure per tag.
-  let attributeStart = 0
-  let attributeEnd = 0
+  let damage: ScanDamage
+  // Everything before this offset was a complete token; a `<` at or after it at the end is a tag cut off.
+  let consumed = 0
+  // The start tag being read: its name, where its `<` is, and its attributes (names as written, values decoded).
+  let tagName = ""
+  let tagStart = 0
+  // Reused for every tag (resetting an array's length per tag costs more than the tokenizer's work on it).
+  const attributeNames: Array<string> = []
+  const attributeValues: Array<string> = []
+  let attributeCount = 0
+  let value = ""
+  // The text run being read, when wanted: the tokenizer gives raw slices and decoded entities apart; one event per run.
+  let pending: string | undefined
   const attribute = (name: string): string | undefined => {
-    const match = attributePattern(name).exec(source.slice(attributeStart, attributeEnd))
-    return match === null ? undefined : decodeEntities(match[1] ?? match[2] ?? "")
+    const wanted = name.toLowerCase()
+    for (let i = 0; i < attributeCount; i++) {
+      if (localName(attributeNames[i]!).toLowerCase() === wanted) return attributeValues[i]
+    }
+    return undefined
   }
-  let i = 0
-  const length = source.length
-  while (i < length) {
-    const lt = source.indexOf("<", i)
-    const textEnd = lt === -1 ? length : lt
-    if (textEnd > i && open.length > 0 && events.wantsText()) events.text(decodeEntities(source.slice(i, textEnd)))
-    if (lt === -1) break
-    const first = source.charCodeAt(lt + 1)
-    if (first === 33 && source.startsWith("<![CDATA[", lt)) {
-      const end = source.indexOf("]]>", lt + 9)
-      if (end === -1) return `unterminated CDATA section at offset ${lt}`
-      if (events.wantsText()) events.text(source.slice(lt + 9, end))
-      i = end + 3
-      continue
-    }
-    if (first === 33 && source.startsWith("<!--", lt)) {
-      const end = source.indexOf("-->", lt + 4)
-      if (end === -1) return `unterminated comment at offset ${lt}`
-      i = end + 3
-      continue
-    }
-    const gt = source.indexOf(">", lt + 1)
+  const fail = (why: string) => {
+    // The text read before the damage is still delivered.
+    flush()
+    if (damage === undefined) damage = why
+    tokenizer.pause()
+  }
+  const addText = (text: string) => {
+    if (pending !== undefined) pending += text
+    else if (open.length > 0 && events.wantsText()) pending = text
+  }
+  const flush = () => {
+    if (pending === undefined) return
+    const text = pending
+    pending = undefined
+    events.text(text)
+  }
+  const openTag = (endIndex: number, selfClosing: boolean) => {
+    if (damage !== undefined) return
     // A `<` inside the tag means this one was cut off and another began.
-    const nextLt = source.indexOf("<", lt + 1)
-    if (gt === -1 || (nextLt !== -1 && nextLt < gt)) return `tag cut off at offset ${lt}`
-    if (first === 63 || first === 33) {
-      // `<?xml ...?>` or `<!DOCTYPE ...>`
-      i = gt + 1
-      continue
-    }
-    if (first === 47) {
-      // Fast path: the end tag of the innermost element, spelled without a prefix (no string is cut).
-      const top = open[open.length - 1]
-      if (top !== undefined && gt === lt + 2 + top.length && source.startsWith(top, lt + 2)) {
-        events.close(open.pop()!)
-        i = gt + 1
-        continue
-      }
-      const name = localName(source.slice(lt + 2, gt).trim())
-      const at = open.lastIndexOf(name)
-      if (at === -1) return `unexpected </${name}> at offset ${lt}`
-      // Elements left open inside it are closed with it (forgiving, as browsers are with feeds).
-      while (open.length > at) events.close(open.pop()!)
-      i = gt + 1
-      continue
-    }
-    if (!isNameStart(first)) return `stray "<" at offset ${lt}`
-    let nameEnd = lt + 1
-    while (nameEnd < gt) {
-      const c = source.charCodeAt(nameEnd)
-      if (c === 32 || c === 9 || c === 10 || c === 13 || c === 47) break
-      nameEnd++
-    }
-    const name = localName(source.slice(lt + 1, nameEnd))
-    const selfClosing = source.charCodeAt(gt - 1) === 47
-    attributeStart = nameEnd
-    attributeEnd = selfClosing ? gt - 1 : gt
+    const inner = source.indexOf("<", tagStart + 1)
+    if (inner !== -1 && inner < endIndex) return fail(`tag cut off at offset ${tagStart}`)
+    consumed = endIndex + 1
+    const name = localName(tagName)
     events.open(name, attribute, selfClosing)
     if (selfClosing) events.close(name)
     else open.push(name)
-    i = gt + 1
   }
+  const tokenizer = new Tokenizer({ xmlMode: true, decodeEntities: true }, {
+    onopentagname: (start, endIndex) => {
+      flush()
+      tagStart = start - 1
+      tagName = source.slice(start, endIndex)
+      attributeCount = 0
+    },
+    onattribname: (start, endIndex) => {
+      attributeNames[attributeCount] = source.slice(start, endIndex)
+      value = ""
+    },
+    onattribdata: (start, endIndex) => {
+      value += decodeLeftovers(source.slice(start, endIndex))
+    },
+    onattribentity: (codepoint) => {
+      value += String.fromCodePoint(codepoint)
+    },
+    onattribend: () => {
+      attributeValues[attributeCount++] = value
+    },
+    onopentagend: (endIndex) => openTag(endIndex, false),
+    onselfclosingtag: (endIndex) => openTag(endIndex, true),
+    onclosetag: (start, endIndex) => {
+      if (damage !== undefined) return
+      flush()
+      const lt = start - 2
+      consumed = endIndex
+      const top = open[open.length - 1]
+      // Fast path: the end tag of the innermost element, spelled without a prefix (no string is cut).
+      if (top !== undefined && endIndex - start === top.length && source.startsWith(top, start)) {
+        events.close(open.pop()!)
+        return
+      }
+      const qualified = source.slice(start, endIndex)
+      if (qualified.includes("<")) return fail(`tag cut off at offset ${lt}`)
+      const name = localName(qualified)
+      const at = open.lastIndexOf(name)
+      if (at === -1) return fail(`unexpected </${name}> at offset ${lt}`)
+      // Elements left open inside it are closed with it (forgiving, as browsers are with feeds).
+      while (open.length > at) events.close(open.pop()!)
+    },
+    ontext: (start, endIndex) => {
+      if (damage !== undefined) return
+      if (source.charCodeAt(start) === LT) {
+        // The tokenizer keeps a `<` that starts no tag as text: the document ends inside a tag, or the `<` is stray.
+        return fail(source.indexOf(">", start) === -1 ? `tag cut off at offset ${start}` : `stray "<" at offset ${start}`)
+      }
+      consumed = endIndex
+      addText(decodeLeftovers(source.slice(start, endIndex)))
+    },
+    ontextentity: (codepoint, endIndex) => {
+      consumed = endIndex
+      addText(String.fromCodePoint(codepoint))
+    },
+    oncdata: (start, endIndex, endOffset) => {
+      if (damage !== undefined) return
+      if (endOffset === 0) return fail(`unterminated CDATA section at offset ${start - 9}`)
+      flush()
+      consumed = endIndex
+      // The section ends `endOffset` characters before the tokenizer's index (the `]]` of `]]>`).
+      if (events.wantsText()) events.text(source.slice(start, endIndex - endOffset))
+    },
+    oncomment: (start, endIndex, endOffset) => {
+      if (endOffset === 0) return fail(`unterminated comment at offset ${start - 4}`)
+      flush()
+      consumed = endIndex
+    },
+    // `<?xml ...?>` and `<!DOCTYPE ...>`
+    onprocessinginstruction: (_start, endIndex) => {
+      flush()
+      consumed = endIndex
+    },
+    ondeclaration: (_start, endIndex) => {
+      flush()
+      consumed = endIndex
+    },
+    onend: () => {
+      if (damage !== undefined) return
+      flush()
+      const cut = source.indexOf("<", consumed)
+      if (cut !== -1) damage = `tag cut off at offset ${cut}`
+    }
+  })
+  tokenizer.write(source)
+  if (damage === undefined) tokenizer.end()
+  if (damage !== undefined) return damage
   return open.length === 0 ? undefined : `document ends inside <${open[open.length - 1]}>`
 }

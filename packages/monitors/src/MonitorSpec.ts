@@ -11,6 +11,7 @@ import * as ContentFilter from "@sift/core/ContentFilter"
 import { fromParseError } from "@sift/core/ScrapeRequest"
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { sitemapPatternError } from "./ChangeDetection.js"
+import { schemaError } from "./internal/monitors/extractSchema.js"
 
 const invalid = (field: string, detail: string) => new Errors.InvalidRequest({ reason: "Invalid", field, detail })
 
@@ -180,6 +181,11 @@ const checkTarget = (target: Target): Errors.InvalidRequest | undefined => {
         if (why !== undefined) return invalid(`target.${name}[${i}]`, why)
       }
     }
+  }
+  if (target.type === "extract" && target.schema !== undefined) {
+    // The whole schema, compiled by ajv: a mistake anywhere in it is refused here, named by its place.
+    const why = schemaError(target.schema)
+    if (why !== undefined) return invalid(`target.schema${why.path}`, why.detail)
   }
   return undefined
 }

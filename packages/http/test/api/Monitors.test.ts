@@ -145,6 +145,7 @@ for (const backend of backends) {
         [{ name: "x", target: { type: "sitemap", url: page }, change_detection: { type: "semantic" } }, "change_detection.type", "exact"],
         [{ name: "x", target: { type: "extract", url: page, instructions: "prices" }, change_detection: { type: "exact" } }, "change_detection.type", "semantic"],
         [{ name: "x", target: { type: "sitemap", url: page, max_urls: 10_001 } }, "target.max_urls", ""],
+        [{ name: "x", target: { type: "extract", url: page, instructions: "prices", schema: { type: "object", properties: { price: { type: "numbr" } } } } }, "target.schema.properties.price.type", "allowed values"],
         [{ name: "x", target: { type: "sitemap", url: page, include: ["(unclosed"] } }, "target.include[0]", "RE2"],
         [{ name: "x", target: { type: "page", url: page, include_selectors: ["div[["] } }, "target.include_selectors", ""],
         [{ name: "x", target: { type: "page", url: page }, tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }, "tags", ""],

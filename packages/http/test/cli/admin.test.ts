@@ -53,11 +53,13 @@ beforeAll(async () => {
 afterAll(() => site.close())
 
 describe("the CLI's data directory", () => {
-  it("read commands run where there is no database fail, name the directory and how to point elsewhere, and create nothing", { timeout: 120_000 }, async () => {
+  it("read commands run where there is no database fail, name the directory and how to point elsewhere, and create nothing", { timeout: 240_000 }, async () => {
     const cwd = tempDir("nowhere")
-    for (const args of [["orgs", "list"], ["keys", "revoke", "key_x"], ["orgs", "update", "acme", "--credits", "5"]]) {
-      const run = await sift(cwd, args)
-      expect(run.code, args.join(" ")).toBe(2)
+    // They open nothing, so they may run side by side.
+    const commands = [["orgs", "list"], ["keys", "revoke", "key_x"], ["orgs", "update", "acme", "--credits", "5"]]
+    const runs = await Promise.all(commands.map((args) => sift(cwd, args)))
+    for (const [i, run] of runs.entries()) {
+      expect(run.code, commands[i]!.join(" ")).toBe(2)
       expect(run.stdout).toBe("")
       expect(run.stderr).toContain(`error: DATA_DIR_NOT_FOUND: no Sift database in ${path.join(cwd, ".sift")}`)
       expect(run.stderr).toContain("SIFT_DATA_DIR")
@@ -73,7 +75,7 @@ describe("the CLI's data directory", () => {
     expect(fs.readdirSync(empty)).toEqual([])
   })
 
-  it("keys create on a new data directory says on stderr which directory it created; then the read commands find it", { timeout: 120_000 }, async () => {
+  it("keys create on a new data directory says on stderr which directory it created; then the read commands find it", { timeout: 240_000 }, async () => {
     const cwd = tempDir("fresh")
     const first = await sift(cwd, ["keys", "create", "--name", "laptop", "--plan", "scale"])
     expect(first.code, first.stderr).toBe(0)
@@ -89,7 +91,7 @@ describe("the CLI's data directory", () => {
 })
 
 describe("sift orgs update", () => {
-  it("gives an enterprise organization credits and a request limit (and plan, ZDR), validated; directly and through a running server", { timeout: 240_000 }, async () => {
+  it("gives an enterprise organization credits and a request limit (and plan, ZDR), validated; directly and through a running server", { timeout: 480_000 }, async () => {
     const cwd = tempDir("update")
     const created = await siftJson(cwd, ["keys", "create", "--name", "big", "--org", "bigcorp", "--plan", "enterprise"])
     expect(created.org).toMatchObject({ plan: "enterprise", credits_remaining: 0, credits_per_cycle: 0, requests_per_minute: 1000 })
@@ -102,10 +104,11 @@ describe("sift orgs update", () => {
       [["--zdr", "maybe"], `zdr: on or off, not "maybe"`],
       [[], "nothing to update: give a plan, credits, rpm or zdr"]
     ]
-    for (const [flags, message] of invalid) {
-      const run = await sift(cwd, ["orgs", "update", "bigcorp", ...flags])
-      expect(run.code, flags.join(" ")).toBe(2)
-      expect(run.stderr.trim()).toBe(`error: INPUT_VALIDATION_ERROR: ${message}`)
+    // Refused before the database opens, so they may run side by side.
+    const refused = await Promise.all(invalid.map(([flags]) => sift(cwd, ["orgs", "update", "bigcorp", ...flags])))
+    for (const [i, [flags, message]] of invalid.entries()) {
+      expect(refused[i]!.code, flags.join(" ")).toBe(2)
+      expect(refused[i]!.stderr.trim()).toBe(`error: INPUT_VALIDATION_ERROR: ${message}`)
     }
     const unknown = await sift(cwd, ["orgs", "update", "nocorp", "--credits", "5"])
     expect(unknown.code).toBe(2)

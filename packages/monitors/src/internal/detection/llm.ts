@@ -3,43 +3,17 @@
  * member by member; a failed request, a timeout or a malformed answer gives the deterministic result instead, so
  * a model can never fail a run (off by default: `SIFT_MONITORS_LLM_URL` turns it on).
  */
+import * as LanguageModel from "@sift/core/LanguageModel"
 import { Effect } from "effect"
 import type { Page, Verdict } from "./judge.js"
 import { lineChanges, unifiedDiff } from "./lineDiff.js"
 
-/** Where the model is. */
-export interface LlmOptions {
-  /** An OpenAI-compatible API base, e.g. `https://api.openai.com/v1`. */
-  readonly baseUrl: string
-  readonly model: string
-  readonly apiKey?: string | undefined
-  readonly timeoutMs?: number | undefined
-}
+/** Where the model is: an OpenAI-compatible API base (e.g. `https://api.openai.com/v1`), model, key, timeout. */
+export type LlmOptions = LanguageModel.Endpoint
 
-/** One chat completion at temperature 0 in JSON mode; the message content parsed as a JSON object. */
+/** One chat completion at temperature 0 in JSON mode (core's client); the message content parsed as a JSON object. */
 const ask = (options: LlmOptions, system: string, user: unknown) =>
-  Effect.tryPromise(async (signal) => {
-    const response = await fetch(`${options.baseUrl.replace(/\/$/, "")}/chat/completions`, {
-      method: "POST",
-      signal: AbortSignal.any([signal, AbortSignal.timeout(options.timeoutMs ?? 30_000)]),
-      headers: {
-        "content-type": "application/json",
-        ...(options.apiKey === undefined ? {} : { authorization: `Bearer ${options.apiKey}` })
-      },
-      body: JSON.stringify({
-        model: options.model,
-        temperature: 0,
-        response_format: { type: "json_object" },
-        messages: [{ role: "system", content: system }, { role: "user", content: JSON.stringify(user) }]
-      })
-    })
-    if (!response.ok) throw new Error(`the model answered HTTP ${response.status}`)
-    const body = await response.json() as { choices?: Array<{ message?: { content?: unknown } }> }
-    const content = body.choices?.[0]?.message?.content
-    const parsed: unknown = JSON.parse(typeof content === "string" ? content : "")
-    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error("the answer is not an object")
-    return parsed as Record<string, unknown>
-  })
+  LanguageModel.completeJson(options, [{ role: "system", content: system }, { role: "user", content: JSON.stringify(user) }])
 
 const IMPORTANCE = new Set(["low", "medium", "high"])
 

@@ -3,12 +3,13 @@
  * path, the page title, description and keywords, with the fields weighted (BM25F-style: weighted term counts, one
  * length normalisation). Only URLs matching at least one word of the phrase are kept, most relevant first.
  *
- * Words are lower-cased, accents folded and a plural `s` dropped, so `/blog/pricing-plans` matches "pricing plan"; a
- * page whose URL or title holds the whole phrase in order ranks above one that merely has its words.
+ * Words are lower-cased, accents folded and stemmed (Sift's one stemmer, `Stem`), so `/blog/pricing-plans` matches
+ * "pricing plan"; a page whose URL or title holds the whole phrase in order ranks above one that merely has its words.
  * URLs without metadata still rank by their path words; enrichment only sharpens the order.
  *
  * @since 0.1.0
  */
+import { stem } from "./Stem.js"
 
 /** What is searched for one URL. @category models */
 export interface SearchDocument {
@@ -36,13 +37,7 @@ const stopWords = new Set([
   "with", "www", "http", "https", "html", "htm", "php", "aspx", "index"
 ])
 
-const stem = (word: string): string => {
-  if (word.length > 4 && word.endsWith("ies")) return `${word.slice(0, -3)}y`
-  if (word.length > 3 && word.endsWith("s") && !word.endsWith("ss") && !word.endsWith("us")) return word.slice(0, -1)
-  return word
-}
-
-/** The search words of a text: lower-case, accents folded, split at anything not a letter or digit, light stemming. */
+/** The search words of a text: lower-case, accents folded, split at anything not a letter or digit, stemmed. */
 export const tokenize = (text: string): Array<string> => {
   const out: Array<string> = []
   const folded = text.normalize("NFKD").replace(/\p{M}+/gu, "").toLowerCase()

@@ -1,18 +1,11 @@
-/** Tokenizing for NAICS matching: lower case, ASCII words, a light plural stemmer and a stop list. */
+/** Tokenizing for NAICS matching: lower case, ASCII words, Sift's stemmer and a stop list. */
+import { stem } from "../../Stem.js"
 
 const stop = new Set(
   ("a an and are as at be by for from has have in is it its of on or our that the their this to we with you your " +
     "all other except primarily engaged establishments comprises industry including such these those which not " +
     "us more new can will one day") .split(" ")
 )
-
-/** Strips a plural ending so "breweries" meets "brewery" and "farms" meets "farm". */
-export const stem = (word: string): string => {
-  if (word.length > 4 && word.endsWith("ies")) return `${word.slice(0, -3)}y`
-  if (word.length > 4 && /(ches|shes|sses|xes)$/.test(word)) return word.slice(0, -2)
-  if (word.length > 3 && word.endsWith("s") && !/(ss|us|is)$/.test(word)) return word.slice(0, -1)
-  return word
-}
 
 /** Words of a text, stemmed, stop words kept (phrases need them in place). */
 export const words = (text: string): Array<string> =>

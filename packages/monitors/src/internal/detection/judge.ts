@@ -3,6 +3,7 @@
  * values of the changed lines (no model, no network), and structured data read from pages by labels, tables and
  * headings. Reproducible: the same texts always give the same verdict.
  */
+import { stem } from "@sift/core/Stem"
 import { lineChanges } from "./lineDiff.js"
 import { headingPaths } from "./markdown.js"
 
@@ -21,13 +22,6 @@ const STOP = new Set(("a an and any are as at be been but by can could did do do
   "let me my of on or our should so than that the their them then there these this those to up us was we what when where which " +
   "who will with would you your tell notify alert watch monitor track know let change changes changed changing about page site " +
   "please whenever every new updated update updates").split(" "))
-
-/** A crude English stem: enough to match "prices"/"price", "released"/"release", "shipping"/"ship". */
-export const stem = (word: string): string => {
-  const once = (w: string) => (w.length <= 4 ? w : w.replace(/(?:ies)$/, "y").replace(/(?:ing|ed|es|s)$/, "").replace(/e$/, ""))
-  // Twice, so "openings" and "open" meet.
-  return once(once(word))
-}
 
 const words = (text: string): Array<string> => (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])
 

@@ -44,13 +44,21 @@ const siftJson = async (cwd: string, args: ReadonlyArray<string>, env: Record<st
   return JSON.parse(run.stdout)
 }
 
-const tempDir = (name: string) => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `sift-${name}-`)))
+const made: Array<string> = []
+const tempDir = (name: string) => {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `sift-${name}-`)))
+  made.push(dir)
+  return dir
+}
 
 let site: FixtureSite.Site
 beforeAll(async () => {
   site = await FixtureSite.start({ "/": FixtureSite.html("<h1>Credited page</h1><p>Worth one credit.</p>") })
 })
-afterAll(() => site.close())
+afterAll(() => {
+  site.close()
+  for (const dir of made) fs.rmSync(dir, { recursive: true, force: true })
+})
 
 describe("the CLI's data directory", () => {
   it("read commands run where there is no database fail, name the directory and how to point elsewhere, and create nothing", { timeout: 240_000 }, async () => {

@@ -10,11 +10,17 @@ import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
-import { describe, expect, inject, it } from "vitest"
+import { afterAll, describe, expect, inject, it } from "vitest"
 import { jsonLines, root, spawnNode, startServer, stopServer } from "./support/process.js"
 
 const bin = path.join(root, "packages/http/src/bin.ts")
-const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "sift-startup-"))
+const made: Array<string> = []
+const tempDir = () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sift-startup-"))
+  made.push(dir)
+  return dir
+}
+afterAll(() => made.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })))
 
 /** A port that was free a moment ago (the test's own; never the default 3002). */
 const freePort = () =>

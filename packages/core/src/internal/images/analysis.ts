@@ -1,12 +1,22 @@
 /**
  * What Sift reads from an image's pixels: its real size, a perceptual hash, and the colour, alpha and repetition
- * features the classifier uses. One decode per image (sharp), then small thumbnails.
+ * features the classifier uses. The header gives the size; the pixels are decoded once (sharp) into a bounded RGBA
+ * working copy (most web images are smaller and are copied whole), and the hash and the feature thumbnail are both made
+ * from that copy.
  */
 import sharp from "sharp"
 import { MAX_IMAGE_PIXELS } from "../convert/limits.js"
 
 /** Decoded images larger than this are refused (a decompression bomb is not an image of the page): 40 megapixels. */
 const MAX_INPUT_PIXELS = MAX_IMAGE_PIXELS
+
+/**
+ * The longest side of the decoded working copy: 4 MB of RGBA at most, whatever the image's size. JPEG and WebP decode
+ * straight to a fraction of their size (libvips' shrink-on-load, which averages as it shrinks), so a small copy of
+ * them costs a fraction of the decode; other formats decode whole anyway, and a copy of up to 1024 px keeps the exact
+ * colours of flat artwork (logos, icons, patterns) for the thumbnail.
+ */
+const workingSide = (format: string | undefined): number => (format === "jpeg" || format === "webp" ? 256 : 1024)
 
 /** The features of one decoded image. */
 export interface Analysis {
@@ -28,6 +38,8 @@ export interface Analysis {
 
 const THUMB = 64
 
+type Pixels = { readonly data: Buffer; readonly raw: { readonly width: number; readonly height: number; readonly channels: 4 } }
+
 /** Decodes `bytes` and measures it; undefined when sharp cannot read it as an image. */
 export const analyze = async (bytes: Uint8Array): Promise<Analysis | undefined> => {
   try {
@@ -36,21 +48,26 @@ export const analyze = async (bytes: Uint8Array): Promise<Analysis | undefined> 
     const width = meta.width
     const height = meta.height
     if (width === undefined || height === undefined || width === 0 || height === 0) return undefined
-    const hash = await differenceHash(bytes)
-    const { data } = await sharp(bytes, { limitInputPixels: MAX_INPUT_PIXELS })
+    // The one decode.
+    const { data, info } = await input
       .ensureAlpha()
-      .resize(THUMB, THUMB, { fit: "fill", kernel: "nearest" })
+      .resize(workingSide(meta.format), workingSide(meta.format), { fit: "inside", withoutEnlargement: true })
       .raw()
       .toBuffer({ resolveWithObject: true })
-    return { format: meta.format ?? "unknown", width, height, hash, ...colourFeatures(data), periodic: isPeriodic(data) }
+    const pixels: Pixels = { data, raw: { width: info.width, height: info.height, channels: 4 } }
+    const [hash, thumbnail] = await Promise.all([
+      differenceHash(pixels),
+      sharp(pixels.data, { raw: pixels.raw }).resize(THUMB, THUMB, { fit: "fill", kernel: "nearest" }).raw().toBuffer()
+    ])
+    return { format: meta.format ?? "unknown", width, height, hash, ...colourFeatures(thumbnail), periodic: isPeriodic(thumbnail) }
   } catch {
     return undefined
   }
 }
 
 /** dHash: each bit says whether a pixel of the 9x8 greyscale thumbnail is brighter than its right neighbour. */
-const differenceHash = async (bytes: Uint8Array): Promise<string> => {
-  const pixels = await sharp(bytes, { limitInputPixels: MAX_INPUT_PIXELS })
+const differenceHash = async (pixels: Pixels): Promise<string> => {
+  const grey = await sharp(pixels.data, { raw: pixels.raw })
     // Transparent areas compare as white, as they show on a page.
     .flatten({ background: "#ffffff" })
     .greyscale()
@@ -60,7 +77,7 @@ const differenceHash = async (bytes: Uint8Array): Promise<string> => {
   let hash = 0n
   for (let row = 0; row < 8; row++) {
     for (let column = 0; column < 8; column++) {
-      hash = (hash << 1n) | (pixels[row * 9 + column]! > pixels[row * 9 + column + 1]! ? 1n : 0n)
+      hash = (hash << 1n) | (grey[row * 9 + column]! > grey[row * 9 + column + 1]! ? 1n : 0n)
     }
   }
   return hash.toString(16).padStart(16, "0")

@@ -164,6 +164,9 @@ describe("sift orgs update", () => {
       expect(moved).toMatchObject({ plan: "pro", credits_remaining: 200_000, credits_per_cycle: 200_000, requests_per_minute: 300 })
       const both = await siftJson(cwd, ["orgs", "update", "bigcorp", "--plan", "enterprise", "--credits", "5000"])
       expect(both).toMatchObject({ plan: "enterprise", credits_remaining: 5000, credits_per_cycle: 5000, requests_per_minute: 1000 })
+      // `orgs set-plan` does the same as `--plan`.
+      const setPlan = await siftJson(cwd, ["orgs", "set-plan", "bigcorp", "scale"])
+      expect(setPlan).toMatchObject({ plan: "scale", credits_remaining: 2_500_000, credits_per_cycle: 2_500_000, requests_per_minute: 800 })
     } finally {
       expect(await stopServer(server)).toBe(0)
     }

@@ -58,13 +58,8 @@ export const directOperations: Layer.Layer<
         Effect.flatMap(plan(input.plan), (p) =>
           accounts.createOrg({ name: input.name, plan: p, zdr: input.zdr }).pipe(Effect.map(orgView), Effect.mapError(failed("INTERNAL_ERROR")))),
       listOrgs: () => accounts.listOrgs().pipe(Effect.map((orgs) => orgs.map(orgView)), Effect.mapError(failed("INTERNAL_ERROR"))),
-      setPlan: (input) =>
-        Effect.gen(function*() {
-          const p = (yield* plan(input.plan))!
-          const org = yield* findOrg(input.org)
-          yield* accounts.setPlan(org.id, p).pipe(Effect.mapError(failed("INTERNAL_ERROR")))
-          return orgView(yield* findOrg(org.id))
-        }),
+      // `orgs set-plan` is `orgs update --plan`: the plan's limits replace the organization's own.
+      setPlan: (input) => operations.updateOrg({ org: input.org, plan: input.plan as Admin.UpdateOrgInput["plan"] }),
       enableZdr: (input) =>
         Effect.gen(function*() {
           const org = yield* findOrg(input.org)

@@ -39,7 +39,7 @@ const setPlan = (direct: Admin.Direct) =>
   }, (o) =>
     withOperations(direct, (operations) => operations.setPlan({ org: o.org, plan: o.plan })).pipe(
       Effect.flatMap((org) => print(o.json, org, () => [`Updated ${describeOrg(org)}`]))
-    )).pipe(Command.withDescription("Move an organization to another plan (starts a new credit cycle)"))
+    )).pipe(Command.withDescription("Move an organization to another plan: its limits, and a new credit cycle (as orgs update --plan)"))
 
 const enableZdr = (direct: Admin.Direct) =>
   Command.make("enable-zdr", { org: orgArg, json }, (o) =>

@@ -7,13 +7,20 @@
  * item and cell ends, table repair with foster parenting, void and raw-text elements, entities. Nodes carry no
  * source positions.
  *
+ * Depth is bounded as Chromium bounds it: no element is deeper than {@link maxDepth} (512); markup nested deeper is
+ * kept, as siblings at that depth, so every walk over a parsed tree has a known bound and building stays linear. Trees
+ * built elsewhere (a parse5 tree, hand-made hast) carry no such bound.
+ *
  * @since 0.1.0
  */
 import type { Root } from "hast"
-import { build } from "./internal/html/treeBuilder.js"
+import { build, maxDepth as treeMaxDepth } from "./internal/html/treeBuilder.js"
 
 /** Parses an HTML document (already decoded to a string) into a hast tree, as a browser would. */
 export const parse = (html: string): Root => build(html, false)
 
 /** Parses an HTML fragment (no implied html/head/body). */
 export const parseFragment = (html: string): Root => build(html, true)
+
+/** No element of a parsed tree is deeper than this (`html` is depth 1): deeper markup becomes siblings, as in Chromium. */
+export const maxDepth = treeMaxDepth

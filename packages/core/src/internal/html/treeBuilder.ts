@@ -6,6 +6,13 @@
  * leading newline, `template` content, end tags that do not cross block boundaries, formatting end tags that do.
  * Not done: the full adoption agency (formatting is not reopened after a block) and `noscript` as raw text; hast
  * positions are not recorded.
+ *
+ * Depth is bounded as Chromium bounds it (`kMaximumHTMLParserDOMTreeDepth`): once `maxDepth` elements are open, a new
+ * element becomes a child of the current node's parent (a sibling) instead of nesting deeper, so no element of the
+ * tree is deeper than `maxDepth` and every recursive walk over it has a known bound. The open-element stack itself is
+ * not cut (end tags still match what was opened), and every question asked of it (is a `p` in scope, which table is
+ * open, where does this end tag close) is answered from per-name and per-category position lists in constant time, so
+ * building stays linear however deep the markup nests.
  */
 import type { Comment, Element, ElementContent, Properties, Root, RootContent, Text } from "hast"
 import { type TokenizerCallbacks, Tokenizer } from "htmlparser2"
@@ -25,6 +32,9 @@ import {
 
 type Parent = Root | Element
 
+/** No element of a built tree is deeper than this (`html` is at depth 1); Chromium's parser uses the same bound. */
+export const maxDepth = 512
+
 const element = (tagName: string, properties: Properties = {}): Element => ({
   type: "element",
   tagName,
@@ -33,6 +43,12 @@ const element = (tagName: string, properties: Properties = {}): Element => ({
 })
 
 const tableEnds = new Set(["table", "tbody", "thead", "tfoot", "tr", "caption", "colgroup"])
+/** Special elements an `li`/`dd`/`dt` start looks through for the item it closes. */
+const listItemPassable = new Set(["address", "div", "p"])
+
+/** The last entry of a position list, or -1. */
+const last = (positions: ReadonlyArray<number> | undefined): number =>
+  positions === undefined || positions.length === 0 ? -1 : positions[positions.length - 1]!
 const whitespace = /^[ \t\n\f\r]*$/
 const spaces = /[ \t\n\f\r]+/
 
@@ -40,6 +56,16 @@ class TreeBuilder implements TokenizerCallbacks {
   readonly root: Root = { type: "root", children: [] }
   private readonly source: string
   private readonly stack: Array<Element> = []
+  /** The node each open element was attached to (not always the element below it: foster parenting, the cap). */
+  private readonly parents: Array<Parent> = []
+  /** Stack positions of the open elements by tag name, and of the categories the tree rules ask about. */
+  private readonly open = new Map<string, Array<number>>()
+  private readonly scopeAt: Array<number> = []
+  private readonly specialAt: Array<number> = []
+  private readonly listStopAt: Array<number> = []
+  private readonly headingAt: Array<number> = []
+  /** Where the innermost table was last seen among its parent's children (foster parenting inserts before it). */
+  private fosterHint = 0
   private readonly fragment: boolean
   private html: Element | undefined
   private head: Element | undefined
@@ -59,7 +85,8 @@ class TreeBuilder implements TokenizerCallbacks {
       this.head = element("head")
       this.html.children.push(this.head)
       this.root.children.push(this.html)
-      this.stack.push(this.html, this.head)
+      this.push(this.html, this.root)
+      this.push(this.head, this.html)
     }
   }
 
@@ -147,7 +174,7 @@ class TreeBuilder implements TokenizerCallbacks {
       ;[parent, before] = this.fosterTarget()
     }
     const siblings = parent.children
-    const index = before === undefined ? siblings.length : siblings.indexOf(before)
+    const index = before === undefined ? siblings.length : this.indexOf(siblings, before)
     const previous = siblings[index - 1]
     if (previous !== undefined && previous.type === "text") previous.value += value
     else siblings.splice(index, 0, { type: "text", value } satisfies Text)
@@ -161,7 +188,7 @@ class TreeBuilder implements TokenizerCallbacks {
     while (this.stack.length > 1) this.pop()
     this.body = element("body", properties)
     this.html!.children.push(this.body)
-    this.stack.push(this.body)
+    this.push(this.body, this.html!)
   }
 
   private properties(attributes: ReadonlyArray<[string, string]>): Properties {
@@ -200,7 +227,7 @@ class TreeBuilder implements TokenizerCallbacks {
       }
       if (this.body === undefined) {
         if (headContent.has(name) || (name === "noscript" && this.current === this.head)) {
-          if (this.current !== this.head && this.stack.length === 1) this.stack.push(this.head!)
+          if (this.current !== this.head && this.stack.length === 1) this.push(this.head!, this.html!)
           this.insert(element(name, this.properties(attributes)), !voidElements.has(name))
           return
         }
@@ -228,8 +255,8 @@ class TreeBuilder implements TokenizerCallbacks {
     const parent = this.current
     if (parent.type === "element" && tableContext.has(parent.tagName) && !this.isTablePart(name)) {
       const [fosterParent, before] = this.fosterTarget()
-      fosterParent.children.splice(fosterParent.children.indexOf(before), 0, node)
-      if (!voidElements.has(name)) this.stack.push(node)
+      fosterParent.children.splice(this.indexOf(fosterParent.children, before), 0, node)
+      if (!voidElements.has(name)) this.push(node, fosterParent)
     } else {
       this.insert(node, !voidElements.has(name))
     }
@@ -244,16 +271,8 @@ class TreeBuilder implements TokenizerCallbacks {
 
   /** Prepares the stack for a table part; false when the tag is to be ignored (no table open). */
   private table(name: string): boolean {
-    let tableAt = -1
-    for (let i = this.stack.length - 1; i >= 0; i--) {
-      const tag = this.stack[i]!.tagName
-      if (tag === "table") {
-        tableAt = i
-        break
-      }
-      if (tag === "template" || tag === "html") break
-    }
-    if (tableAt === -1) return false
+    const tableAt = this.lastOpen("table")
+    if (tableAt === -1 || tableAt < Math.max(this.lastOpen("template"), this.lastOpen("html"))) return false
     // Close what is open inside the table up to the level this part belongs at.
     const keep = name === "td" || name === "th" ? ["tr", "tbody", "thead", "tfoot", "table"]
       : name === "tr" ? ["tbody", "thead", "tfoot", "table"]
@@ -269,21 +288,46 @@ class TreeBuilder implements TokenizerCallbacks {
 
   /** Where foster-parented content goes: the parent of the innermost open table, before it. */
   private fosterTarget(): [Parent, Element] {
-    for (let i = this.stack.length - 1; i >= 0; i--) {
-      const node = this.stack[i]!
-      if (node.tagName === "table") {
-        const parent = i > 0 ? this.stack[i - 1]! : this.root
-        // The table may have been moved; fall back to its former parent on the stack.
-        if (parent.children.includes(node)) return [parent, node]
-        return [parent, node]
-      }
-    }
+    const i = this.lastOpen("table")
+    if (i >= 0) return [this.parents[i]!, this.stack[i]!]
     return [this.current, this.current as Element]
   }
 
+  /** Where `node` sits among `siblings`: the remembered place first, since foster parenting keeps inserting there. */
+  private indexOf(siblings: ReadonlyArray<RootContent>, node: Element): number {
+    const hint = this.fosterHint
+    const index = siblings[hint] === node ? hint : siblings[hint - 1] === node ? hint - 1 : siblings.indexOf(node)
+    // What is inserted at `index` pushes the node one place on (text merged into a text node does not).
+    this.fosterHint = index + 1
+    return index
+  }
+
+  /** Inserts into the current node, or beside it once `maxDepth` elements are open (so the tree never gets deeper). */
   private insert(node: Element, open: boolean): void {
-    this.current.children.push(node)
-    if (open) this.stack.push(node)
+    const parent = this.stack.length >= maxDepth ? this.parents[this.stack.length - 1]! : this.current
+    parent.children.push(node)
+    if (open) this.push(node, parent)
+  }
+
+  private push(node: Element, parent: Parent): void {
+    const at = this.stack.length
+    const tag = node.tagName
+    this.stack.push(node)
+    this.parents.push(parent)
+    const positions = this.open.get(tag)
+    if (positions === undefined) this.open.set(tag, [at])
+    else positions.push(at)
+    if (scopeBoundary.has(tag)) this.scopeAt.push(at)
+    if (special.has(tag)) {
+      this.specialAt.push(at)
+      if (!listItemPassable.has(tag)) this.listStopAt.push(at)
+    }
+    if (headings.has(tag)) this.headingAt.push(at)
+  }
+
+  /** Stack position of the innermost open element named `name`, or -1. */
+  private lastOpen(name: string): number {
+    return last(this.open.get(name))
   }
 
   private merge(target: Element, attributes: ReadonlyArray<[string, string]>): void {
@@ -293,6 +337,15 @@ class TreeBuilder implements TokenizerCallbacks {
 
   private pop(): void {
     const node = this.stack.pop()!
+    this.parents.pop()
+    const tag = node.tagName
+    this.open.get(tag)!.pop()
+    if (scopeBoundary.has(tag)) this.scopeAt.pop()
+    if (special.has(tag)) {
+      this.specialAt.pop()
+      if (!listItemPassable.has(tag)) this.listStopAt.pop()
+    }
+    if (headings.has(tag)) this.headingAt.pop()
     if (node.tagName === "svg" || node.tagName === "math") this.foreign = Math.max(0, this.foreign - 1)
     if (node.tagName === "template" && this.foreign === 0) {
       node.content = { type: "root", children: node.children }
@@ -308,44 +361,35 @@ class TreeBuilder implements TokenizerCallbacks {
     }
   }
 
+  /** An open `name` (never itself a boundary) with no scope boundary (or `button`) above it. */
   private inScope(name: string, button: boolean): boolean {
-    for (let i = this.stack.length - 1; i >= 0; i--) {
-      const tag = this.stack[i]!.tagName
-      if (tag === name) return true
-      if (scopeBoundary.has(tag) || (button && tag === "button")) return false
-    }
-    return false
+    const at = this.lastOpen(name)
+    return at >= 0 && at > last(this.scopeAt) && (!button || at > this.lastOpen("button"))
   }
 
   /** An open `name` reachable without crossing a special (block) element: `<a>` closes such an `a`. */
   private openInline(name: string): boolean {
-    for (let i = this.stack.length - 1; i >= 0; i--) {
-      const tag = this.stack[i]!.tagName
-      if (tag === name) return true
-      if (special.has(tag)) return false
-    }
-    return false
+    const at = this.lastOpen(name)
+    return at >= 0 && at > last(this.specialAt)
   }
 
+  /** Closes the innermost open item of `names` unless a special element other than address, div, p is above it. */
   private closeListItem(names: ReadonlyArray<string>): void {
-    for (let i = this.stack.length - 1; i >= 0; i--) {
-      const tag = this.stack[i]!.tagName
-      if (names.includes(tag)) {
-        this.popUntil(tag)
-        return
-      }
-      if (special.has(tag) && tag !== "address" && tag !== "div" && tag !== "p") return
-    }
+    let at = -1
+    for (const name of names) at = Math.max(at, this.lastOpen(name))
+    // Items are special themselves: the innermost stop may be the item.
+    if (at >= 0 && at >= last(this.listStopAt)) this.popTo(at)
+  }
+
+  /** Pops the element at stack position `at` and everything above it. */
+  private popTo(at: number): void {
+    while (this.stack.length > at) this.pop()
   }
 
   private end(name: string): void {
     if (this.foreign > 0) {
-      for (let i = this.stack.length - 1; i >= 0; i--) {
-        if (this.stack[i]!.tagName.toLowerCase() === name) {
-          while (this.stack.length > i) this.pop()
-          return
-        }
-      }
+      const at = this.lastOpen(name)
+      if (at >= 0) this.popTo(at)
       return
     }
     if (name === "html" || name === "body") return
@@ -360,28 +404,20 @@ class TreeBuilder implements TokenizerCallbacks {
     }
     if (name === "br") return this.start("br", [], false)
     if (headings.has(name)) {
-      for (let i = this.stack.length - 1; i >= 0; i--) {
-        const tag = this.stack[i]!.tagName
-        if (headings.has(tag)) return this.popUntil(tag)
-        if (scopeBoundary.has(tag)) return
-      }
+      const at = last(this.headingAt)
+      if (at >= 0 && at > last(this.scopeAt)) this.popTo(at)
       return
     }
     // Block and formatting end tags close their element when it is in scope; others stop at any special element.
-    const scoped = special.has(name) || formatting.has(name)
-    for (let i = this.stack.length - 1; i >= 0; i--) {
-      const tag = this.stack[i]!.tagName
-      if (tag === name) {
-        while (this.stack.length > i) this.pop()
-        return
-      }
-      const boundary = tableEnds.has(name)
-        ? tag === "html" || tag === "template" || tag === "table"
-        : scoped
-        ? scopeBoundary.has(tag)
-        : special.has(tag)
-      if (boundary) return
-    }
+    // The element itself may be a boundary: it is found first.
+    const at = this.lastOpen(name)
+    if (at < 0) return
+    const boundary = tableEnds.has(name)
+      ? Math.max(this.lastOpen("html"), this.lastOpen("template"), this.lastOpen("table"))
+      : special.has(name) || formatting.has(name)
+      ? last(this.scopeAt)
+      : last(this.specialAt)
+    if (at >= boundary) this.popTo(at)
   }
 }
 

@@ -5,8 +5,8 @@
  * @since 0.1.0
  */
 import type { Element, ElementContent, Root, RootContent } from "hast"
-import { selectAll } from "hast-util-select"
 import { InvalidRequest } from "./Errors.js"
+import { indexTree, selectAll, type TreeIndex } from "./internal/page/select.js"
 import { validateSelector } from "./internal/page/selector.js"
 
 /** The selectors of one request, as given by the caller. */
@@ -30,9 +30,10 @@ export const select = (tree: Root, options: SelectorFilters): Root => {
   const include = options.includeSelectors ?? []
   const exclude = options.excludeSelectors ?? []
   if (include.length === 0 && exclude.length === 0) return tree
-  const excluded = matchAll(exclude, tree)
+  const index = indexTree(tree)
+  const excluded = matchAll(exclude, index)
   if (include.length === 0) return copy(tree, excluded)
-  const included = matchAll(include, tree)
+  const included = matchAll(include, index)
   const picked: Array<ElementContent> = []
   const html = tree.children.find((node): node is Element => node.type === "element" && node.tagName === "html")
   if (pick(tree.children, included, excluded, picked)) return copy(tree, excluded)
@@ -70,9 +71,9 @@ export const validateSelectors = (
   return undefined
 }
 
-const matchAll = (selectors: ReadonlyArray<string>, tree: Root): Set<Element> => {
+const matchAll = (selectors: ReadonlyArray<string>, index: TreeIndex): Set<Element> => {
   const found = new Set<Element>()
-  for (const selector of selectors) for (const element of selectAll(selector, tree)) found.add(element)
+  for (const selector of selectors) for (const element of selectAll(selector, index)) found.add(element)
   return found
 }
 

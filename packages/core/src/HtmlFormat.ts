@@ -5,8 +5,8 @@
  * @since 0.1.0
  */
 import type { Element, ElementContent, Properties, Root, RootContent } from "hast"
-import { toHtml as serialize } from "hast-util-to-html"
 import { find, html } from "property-information"
+import { serialize } from "./internal/page/serialize.js"
 import { absoluteSrcset, documentBase, isScriptUrl, resolve } from "./internal/page/url.js"
 
 /** Elements dropped whole: active content, styles, fallbacks for no script, inert templates, and `<base>`. */

@@ -6,10 +6,10 @@
  */
 import type { Element, Root } from "hast"
 import { Either, ParseResult, Schema } from "effect"
-import { selectAll, select as selectOne } from "hast-util-select"
-import { toHtml } from "hast-util-to-html"
 import { find, html } from "property-information"
 import { InvalidRequest } from "./Errors.js"
+import { indexTree, selectAll, select as selectOne } from "./internal/page/select.js"
+import { serialize } from "./internal/page/serialize.js"
 import { validateSelector as validate } from "./internal/page/selector.js"
 import { blockText } from "./internal/page/text.js"
 import { absoluteSrcset, documentBase, resolve } from "./internal/page/url.js"
@@ -93,17 +93,18 @@ export type Parsed = Record<string, string | null | Array<string>>
  */
 export const apply = (tree: Root, params: ParseParams, context: { readonly baseUrl: string }): Parsed => {
   const base = documentBase(tree, context.baseUrl)
+  const index = indexTree(tree)
   const entries: Array<[string, string | null | Array<string>]> = []
   for (const [name, rule] of Object.entries(params.rules)) {
     const { output, selector, type } = typeof rule === "string"
       ? { selector: rule, type: "item" as const, output: "text" }
       : { selector: rule.selector, type: rule.type ?? "item", output: rule.output ?? "text" }
     if (type === "item") {
-      const element = selectOne(selector, tree)
+      const element = selectOne(selector, index)
       entries.push([name, element === undefined ? null : valueOf(element, output, base) ?? null])
     } else {
       const values: Array<string> = []
-      for (const element of selectAll(selector, tree)) {
+      for (const element of selectAll(selector, index)) {
         const value = valueOf(element, output, base)
         // A list of attribute values skips the matches that lack the attribute rather than padding with nulls.
         if (value !== undefined) values.push(value)
@@ -123,7 +124,7 @@ const srcsetAttributes = new Set(["srcset", "imagesrcset", "data-srcset", "data-
 
 const valueOf = (element: Element, output: string, base: string): string | undefined => {
   if (output === "text") return blockText(element)
-  if (output === "html") return toHtml(element)
+  if (output === "html") return serialize(element)
   const name = output.toLowerCase()
   const value = attributeValue(element, name)
   if (value === undefined) return undefined

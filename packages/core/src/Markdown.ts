@@ -10,6 +10,7 @@
  * - GFM has no syntax for `sub`, `sup`, `kbd` and `mark`: they stay inline HTML tags. Emphasis that cannot parse in
  *   place (`foo<b>"bar"</b>baz`) is written as `<strong>`/`<em>`/`<del>` rather than lost.
  * - Definition lists: `**term**` then `: definition`.
+ * - Lists, quotes and definitions nested more than 16 deep (`maxNesting`) are written flat at the 16th level.
  * - `script`, `style`, `noscript`, `template`, `svg`, `canvas`, `head` and embedded media are dropped.
  *
  * @since 0.1.0
@@ -46,7 +47,8 @@ export const fromHast = (tree: Root | Element, options: MarkdownOptions = {}): s
     inTable: false,
     strong: 0,
     emphasis: 0,
-    strike: 0
+    strike: 0,
+    nesting: 0
   }
   const blocks: Array<string> = []
   flow(tree.type === "root" ? tree.children as Element["children"] : [tree], st, blocks)

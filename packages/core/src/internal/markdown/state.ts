@@ -34,6 +34,27 @@ export interface State {
   strong: number
   emphasis: number
   strike: number
+  /** Open list items, quotes and definitions: each indents its lines once more (see {@link maxNesting}). */
+  nesting: number
+}
+
+/**
+ * Lists, quotes and definitions nested deeper than this are written flat, at the indentation of the last level: every
+ * level repeats its indentation on every line below it, so a page of deeply nested lists (as deep as `Html.maxDepth`)
+ * would otherwise write hundreds of spaces per line and rewrite its text once per level.
+ */
+export const maxNesting = 16
+
+/** Runs `write` one nesting level deeper, or returns false (writing nothing) when the levels are used up. */
+export const nested = (st: State, write: () => void): boolean => {
+  if (st.nesting >= maxNesting) return false
+  st.nesting++
+  try {
+    write()
+  } finally {
+    st.nesting--
+  }
+  return true
 }
 
 /** Any node a handler may meet. */

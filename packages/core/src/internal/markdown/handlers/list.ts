@@ -7,7 +7,7 @@
 import type { Element, ElementContent } from "hast"
 import { indent, joinBlocks } from "../blocks.js"
 import { flow } from "../flow.js"
-import type { State } from "../state.js"
+import { maxNesting, nested, type State } from "../state.js"
 
 const blank = /^[ \t\n\r\f]*$/
 // A nested list may follow its item's paragraph without a blank line only where it can interrupt a paragraph.
@@ -15,6 +15,8 @@ const interruptingList = /^(?:[-*](?: |\n|$)|1[.)](?: |\n|$))/
 
 /** The list as one block (items separated by newlines, or blank lines when an item holds several blocks). */
 export const list = (el: Element, st: State, out: Array<string>): void => {
+  // Past `maxNesting` the items are written as their blocks, unmarked and unindented.
+  if (st.nesting >= maxNesting) return flow(el.children, st, out)
   const ordered = el.tagName === "ol"
   const items = groupItems(el.children)
   if (items.length === 0) return
@@ -34,7 +36,7 @@ export const list = (el: Element, st: State, out: Array<string>): void => {
     const blocks: Array<string> = []
     const outerTask = st.taskInput
     st.taskInput = checkbox
-    flow(item.children, st, blocks)
+    nested(st, () => flow(item.children, st, blocks))
     st.taskInput = outerTask
     if (blocks.length > 0) {
       const marker = ordered ? `${Math.max(0, Math.min(number, 999_999_999))}${delimiter}` : bullet

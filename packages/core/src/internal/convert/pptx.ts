@@ -58,7 +58,8 @@ const textBody = (body: XmlElement, bulletsByDefault: boolean, links: Links): Ar
     const content = runsOf(paragraph, links)
     if (isBlank(content)) continue
     const props = childNamed(paragraph, "a:pPr")
-    const level = Number(props?.attribs["lvl"] ?? 0)
+    // PowerPoint's levels are 0 to 8; a forged `lvl="100000000"` would otherwise nest a list per level.
+    const level = Math.min(8, Math.max(0, Number(props?.attribs["lvl"] ?? 0) || 0))
     const numbered = props !== undefined && childNamed(props, "a:buAutoNum") !== undefined
     const bulleted = props !== undefined && childNamed(props, "a:buNone") === undefined &&
       (bulletsByDefault || childNamed(props, "a:buChar") !== undefined || numbered) || (props === undefined && bulletsByDefault)

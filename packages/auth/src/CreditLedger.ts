@@ -1,18 +1,22 @@
 /**
  * Credits per organization. A request reserves what it may cost before any work (a row with an expiry, so a process
- * killed mid-request never charges), then commits what it delivered and releases the rest. Reservations serialise on
+ * killed mid-request never charges), then charges what it delivered and releases the rest. Reservations serialise on
  * the organization's row (`FOR UPDATE`), so balances stay exact under concurrency and across server replicas. Cost per
- * request: `reserve` is one short transaction (lock, then one statement), `commit` one statement. Monthly
- * cycles renew lazily at the first reservation after a cycle ends; the free plan's credits never renew.
+ * request: `reserve` is one short transaction (lock, then one statement); `commit` is one statement, and `settle`
+ * charges a whole group of requests in one transaction with a statement of the caller's (the request log's rows), so
+ * a charge and its log row are durable together before the answer is sent. Charges are never written with
+ * `synchronous_commit = off`. Monthly cycles renew lazily at the first reservation after a cycle ends; the free plan's
+ * credits never renew.
  *
  * That is the PostgreSQL ledger, for replicas. On embedded PGlite, where one process owns the database, the ledger is
- * exact in memory and writes charges behind in batches (`internal/embeddedLedger.ts`).
+ * exact in memory and writes only charges (`internal/embeddedLedger.ts`).
  *
  * @since 0.1.0
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Sql } from "@sift/store"
+import type { Fragment } from "@effect/sql/Statement"
+import { GroupCommit, Sql } from "@sift/store"
 import { Clock, Effect } from "effect"
 import * as Embedded from "./internal/embeddedLedger.js"
 import { cycleEndAfter, orgFromRow } from "./Accounts.js"
@@ -34,8 +38,14 @@ export interface Balance {
   readonly cycleEnd: Date | null
 }
 
-const chargeOf = (reservation: Reservation, charge: { readonly credits: number }) =>
-  Math.max(0, Math.min(Math.floor(charge.credits), reservation.credits))
+/** What a request delivered against its reservation (charged at most the reserved credits). */
+export interface Charge {
+  readonly reservation: Reservation
+  readonly credits: number
+  readonly requestId: string
+}
+
+const chargeOf = Embedded.chargeOf
 
 /** The credit ledger. */
 export class CreditLedger extends Effect.Service<CreditLedger>()("@sift/auth/CreditLedger", {
@@ -115,9 +125,55 @@ export class CreditLedger extends Effect.Service<CreditLedger>()("@sift/auth/Cre
               INSERT INTO credit_events (org_id, request_id, credits)
               SELECT ${reservation.orgId}, ${charge.requestId}, ${chargeOf(reservation, charge)}::bigint WHERE ${chargeOf(reservation, charge)}::bigint > 0
             )
-            SELECT COALESCE((SELECT credits_remaining FROM charged), (SELECT credits_remaining FROM organizations WHERE id = ${reservation.orgId})) AS credits_remaining`,
+            SELECT ${GroupCommit.synchronousCommit(sql)} AS durable,
+              COALESCE((SELECT credits_remaining FROM charged), (SELECT credits_remaining FROM organizations WHERE id = ${reservation.orgId})) AS credits_remaining`,
           (rows) => ({ remaining: Number(rows[0]?.credits_remaining ?? 0) })
         ),
+      /**
+       * Charges a group of requests and writes `alongside` (a statement, given each charge's remaining balance in
+       * order) in one transaction: all of it is durable when this completes, or none of it. The organizations' rows
+       * are locked in id order, so two replicas' groups never deadlock.
+       */
+      settle: (charges: ReadonlyArray<Charge>, alongside: (remaining: ReadonlyArray<number>) => Fragment): Effect.Effect<void, SqlError> =>
+        sql.withTransaction(Effect.gen(function*() {
+          if (charges.length === 0) {
+            yield* sql`SELECT ${GroupCommit.synchronousCommit(sql)} AS durable`
+            return yield* sql`${alongside([])}`
+          }
+          const items = charges.map((charge) => ({
+            reservation_id: charge.reservation.id,
+            org_id: charge.reservation.orgId,
+            request_id: charge.requestId,
+            credits: chargeOf(charge.reservation, charge)
+          }))
+          const orgIds = [...new Set(items.map((item) => item.org_id))].sort()
+          yield* sql`SELECT ${GroupCommit.synchronousCommit(sql)} AS durable, (SELECT count(*) FROM (
+            SELECT id FROM organizations WHERE id IN (SELECT value FROM json_array_elements_text(${JSON.stringify(orgIds)}::json))
+            ORDER BY id FOR UPDATE) AS locked) AS locked`
+          const rows = yield* sql<{ id: string; credits_remaining: string | number }>`
+            WITH c AS (
+              SELECT * FROM json_to_recordset(${JSON.stringify(items)}::json) AS t(reservation_id text, org_id text, request_id text, credits bigint)
+            ),
+            released AS (DELETE FROM credit_reservations WHERE id IN (SELECT reservation_id FROM c)),
+            sums AS (SELECT org_id, SUM(credits)::bigint AS credits FROM c GROUP BY org_id),
+            charged AS (
+              UPDATE organizations o SET credits_remaining = o.credits_remaining - sums.credits FROM sums
+              WHERE o.id = sums.org_id RETURNING o.id, o.credits_remaining
+            ),
+            events AS (INSERT INTO credit_events (org_id, request_id, credits) SELECT org_id, request_id, credits FROM c WHERE credits > 0)
+            SELECT id, credits_remaining FROM charged`
+          // Each charge's balance as if the group were charged one by one, in order: the balance after the group plus
+          // the organization's charges that come after it.
+          const after = new Map(rows.map((row) => [row.id, Number(row.credits_remaining)]))
+          const later = new Map<string, number>()
+          const remaining: Array<number> = new Array(items.length)
+          for (let i = items.length - 1; i >= 0; i--) {
+            const item = items[i]!
+            remaining[i] = (after.get(item.org_id) ?? 0) + (later.get(item.org_id) ?? 0)
+            later.set(item.org_id, (later.get(item.org_id) ?? 0) + item.credits)
+          }
+          return yield* sql`${alongside(remaining)}`
+        })).pipe(Effect.asVoid),
       /** Releases a reservation without charging. */
       release: (reservation: Reservation) =>
         Effect.zipRight(sql`DELETE FROM credit_reservations WHERE id = ${reservation.id}`, Effect.map(remainingOf(reservation.orgId), (remaining) => ({ remaining }))),

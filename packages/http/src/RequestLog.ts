@@ -1,23 +1,21 @@
 /**
- * The request log: one row per authenticated request, visible to its organization through `GET /logs`. Writes are
- * buffered and inserted in batches by one background fiber (many requests, one statement), and the buffer is written
- * on shutdown, so none is lost; reads wait for the buffer to drain first, so a caller always sees its own requests.
+ * The request log: one row per authenticated request, visible to its organization through `GET /logs`. A request's
+ * row is written before its answer is sent, in the same transaction as its charge (`settle`), by a group commit: the
+ * rows and charges of every request that finished meanwhile share one transaction and one WAL flush, so a crash never
+ * loses the row or the charge of an answer that was sent, and never keeps one without the other.
  *
  * @since 0.1.0
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Sql, WriteBehind } from "@sift/store"
+import type { Fragment } from "@effect/sql/Statement"
+import type { CreditLedger } from "@sift/auth"
+import { GroupCommit, Sql } from "@sift/store"
 import { Effect, Option } from "effect"
 import { stringify } from "./internal/json.js"
 
-/** How long the writer waits after the first buffered entry, to write many in one statement. */
-const LINGER = "25 millis"
-
-/** Entries written per statement loop (in chunks of `CHUNK` rows). */
-const MAX_BATCH = 2_000
-/** Entries buffered at most; beyond this `record` waits for the writer (the database is far behind). */
-const MAX_BUFFERED = 50_000
+/** Requests settled per transaction at most: their rows are one statement with one JSON parameter. */
+const MAX_BATCH = 1_000
 
 /** One log entry as written. */
 export interface Entry {
@@ -40,6 +38,49 @@ export interface Entry {
   readonly response: string | null
 }
 
+/** A request to make durable: its charge (if it delivered paid work) and its log row, in one transaction. */
+export interface Settlement {
+  /** The charge, written by the ledger that reserved its credits. */
+  readonly charge?: { readonly ledger: CreditLedger.CreditLedger; readonly charge: CreditLedger.Charge } | undefined
+  /** The log entry, given the organization's balance after the charge (undefined without a charge). */
+  readonly entry: (remaining: number | undefined) => Entry
+}
+
+/**
+ * What one listing saw, so later pages list the same entries: the end of its time window and the database snapshot it
+ * was read in (PostgreSQL's `pg_snapshot`: an entry is listed if the transaction that wrote it had committed then).
+ * Sent as `X-Service-Logs-Snapshot` and taken back as `snapshot`; opaque to clients.
+ */
+export interface Snapshot {
+  /** The window's end (`to`) of the first page, in milliseconds. */
+  readonly at: number
+  /** `xmin:xmax:xip,...` */
+  readonly xids: string
+}
+
+/** Reading and writing `X-Service-Logs-Snapshot` values. */
+export const Snapshot = {
+  /** Longest value accepted (a snapshot lists the transactions in progress, at most one per connection). */
+  MAX_LENGTH: 8_192,
+  format: (snapshot: Snapshot): string => `${snapshot.at}:${snapshot.xids}`,
+  /** A value of `format`, checked as PostgreSQL would (xmin ≤ every in-progress xid < xmax, ascending), or undefined. */
+  parse: (text: string): Snapshot | undefined => {
+    const match = /^(\d{1,15}):(\d{1,19}):(\d{1,19}):((?:\d{1,19}(?:,\d{1,19})*)?)$/.exec(text)
+    if (match === null) return undefined
+    const [, at, xmin, xmax, xip] = match as unknown as [string, string, string, string, string]
+    const low = BigInt(xmin)
+    const high = BigInt(xmax)
+    if (low === 0n || low > high || high > 0x7fffffffffffffffn) return undefined
+    let previous = low - 1n
+    for (const id of xip === "" ? [] : xip.split(",")) {
+      const xid = BigInt(id)
+      if (xid <= previous || xid >= high) return undefined
+      previous = xid
+    }
+    return { at: Number(at), xids: `${xmin}:${xmax}:${xip}` }
+  }
+}
+
 /** Filters of `GET /logs` (decisions §6). */
 export interface Filters {
   readonly orgId: string
@@ -54,6 +95,8 @@ export interface Filters {
   readonly search?: string | undefined
   readonly page: number
   readonly limit: number
+  /** What the first page saw (later pages); without it the listing takes a snapshot of its own. */
+  readonly snapshot?: Snapshot | undefined
 }
 
 /** A log entry as listed. */
@@ -104,7 +147,12 @@ export const migrations = {
   // `search` reads the input itself rather than a lower-cased copy of it.
   "0002_response_text": Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql`ALTER TABLE request_logs ALTER COLUMN response TYPE text USING response::text;
-    ALTER TABLE request_logs DROP COLUMN search_text`.unprepared)
+    ALTER TABLE request_logs DROP COLUMN search_text`.unprepared),
+  // The transaction that wrote each row, so a listing can be repeated over exactly the rows an earlier one saw
+  // (`Snapshot`). Rows from before this migration have none and are older than any snapshot.
+  "0003_request_logs_writer": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`ALTER TABLE request_logs ADD COLUMN written_by xid8;
+    ALTER TABLE request_logs ALTER COLUMN written_by SET DEFAULT pg_current_xact_id()`.unprepared)
 }
 
 // The columns a batch fills, in the order of the JSON records it is sent as.
@@ -135,7 +183,7 @@ const UNREADABLE_ESCAPE = /\\u0000|\\ud[89a-f]/i
  * An entry as its JSON record (the text a batch is made of). The response is JSON text already, so it is placed as a
  * JSON value as is (PostgreSQL stores a `json` value's exact text in a text column) instead of being escaped into a
  * string again, which cost more than the rest of the log's work; text with escapes PostgreSQL cannot read goes as a
- * string. Entries are buffered as this text: no object graph waits in memory for the writer.
+ * string.
  */
 const recordJson = (entry: Entry): string => {
   const head = stringify(asRecord(entry))
@@ -147,14 +195,6 @@ const recordJson = (entry: Entry): string => {
   return `${head.slice(0, -1)},"response":${response}}`
 }
 
-/** Rows per statement: a batch is one JSON text, so its size, not a parameter limit, bounds it. */
-const CHUNK = 1_000
-
-const chunks = <A>(items: ReadonlyArray<A>, size: number): Array<ReadonlyArray<A>> => {
-  const out: Array<ReadonlyArray<A>> = []
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size))
-  return out
-}
 
 const iso = (value: unknown): string => (value instanceof Date ? value : new Date(String(value))).toISOString()
 const json = (value: unknown): unknown => typeof value === "string" ? JSON.parse(value) : value
@@ -177,44 +217,68 @@ const listItem = (r: Record<string, unknown>): ListItem => ({
 export class RequestLog extends Effect.Service<RequestLog>()("@sift/http/RequestLog", {
   scoped: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const backend = (yield* Sql.Database).backend
     // A batch is one statement with one JSON parameter: no placeholder per value to compile on the request thread, one
     // string to hand to PGlite's thread or the server, and the rows built by PostgreSQL from the records.
-    const insertChunk = (records: ReadonlyArray<string>) =>
+    const insert = (records: ReadonlyArray<string>) =>
       sql`INSERT INTO request_logs (${sql.literal(COLUMNS)})
         SELECT ${sql.literal(COLUMNS)} FROM json_populate_recordset(NULL::request_logs, ${new Sql.JoinedText(records, ",", "[", "]")}::json)
         ON CONFLICT (request_id) DO NOTHING`
-    // A batch that keeps failing is written row by row, so one bad row costs only itself.
-    const insertEach = (records: ReadonlyArray<string>) =>
-      Effect.forEach(records, (record) =>
-        insertChunk([record]).pipe(
-          Effect.catchAll((error) => Effect.logError(`request log: entry ${record.slice(0, 60)}… could not be written`, error))
-        ), { discard: true })
-    const insert = (records: ReadonlyArray<string>): Effect.Effect<void> =>
-      Effect.forEach(chunks(records, CHUNK), (chunk) =>
-        insertChunk(chunk).pipe(
-          Effect.retry({ times: 3 }),
-          Effect.catchAll((error) => Effect.zipRight(Effect.logWarning("request log: a batch failed, writing its rows one by one", error), insertEach(chunk)))
-        ), { discard: true })
-    // One insert per request would cost a statement (and on PostgreSQL a round trip) each, so entries are buffered and
-    // written in batches, none lost at shutdown (`WriteBehind`).
-    const buffer = yield* WriteBehind.make<string>({ linger: LINGER, maxBatch: MAX_BATCH, write: insert })
+    // Rows without charges are one statement, a transaction of its own; on PostgreSQL it is made to wait for its WAL.
+    const insertAlone = (records: ReadonlyArray<string>) =>
+      backend === "pglite" ? insert(records) : sql`INSERT INTO request_logs (${sql.literal(COLUMNS)})
+        SELECT ${sql.literal(COLUMNS)} FROM json_populate_recordset(NULL::request_logs, ${new Sql.JoinedText(records, ",", "[", "]")}::json)
+        CROSS JOIN (SELECT ${GroupCommit.synchronousCommit(sql)} AS durable) AS durable
+        ON CONFLICT (request_id) DO NOTHING`
 
     /**
-     * Buffers an entry; it is written within milliseconds. When the database falls far behind, callers wait for room
-     * (memory stays bounded and no entry is dropped).
+     * Writes a group of settlements in one transaction: the charges through their ledger (which gives each one's
+     * balance after it) and every log row with them (on PGlite, one statement). All of it is durable when this
+     * completes, or none of it.
      */
-    const record = (entry: Entry): Effect.Effect<void> =>
-      buffer.size() < MAX_BUFFERED
-        ? Effect.sync(() => buffer.offer(recordJson(entry)))
-        : Effect.zipRight(buffer.below(MAX_BUFFERED), Effect.suspend(() => record(entry)))
-    /** Waits until every entry recorded so far is written. */
-    const flush = buffer.flush
+    const write = (batch: ReadonlyArray<Settlement>): Effect.Effect<ReadonlyArray<void>, SqlError> => {
+      const done = batch.map(() => undefined)
+      const ledgers = new Map<CreditLedger.CreditLedger, Array<number>>()
+      batch.forEach((settlement, i) => {
+        if (settlement.charge === undefined) return
+        const indices = ledgers.get(settlement.charge.ledger)
+        if (indices === undefined) ledgers.set(settlement.charge.ledger, [i])
+        else indices.push(i)
+      })
+      if (ledgers.size === 0) return Effect.as(Effect.suspend(() => insertAlone(batch.map((settlement) => recordJson(settlement.entry(undefined))))), done)
+      const remaining: Array<number | undefined> = new Array(batch.length)
+      const settle = ([ledger, indices]: [CreditLedger.CreditLedger, Array<number>], rows: () => Fragment) =>
+        ledger.settle(indices.map((i) => batch[i]!.charge!.charge), (balances) => {
+          indices.forEach((index, j) => (remaining[index] = balances[j]))
+          return rows()
+        })
+      const [last, ...others] = [...ledgers].reverse()
+      const all = settle(last!, () => insert(batch.map((settlement, i) => recordJson(settlement.entry(remaining[i])))))
+      // One ledger in practice (the application's); others charge first, all in one transaction.
+      return Effect.as(
+        others.length === 0 ? all : sql.withTransaction(Effect.zipRight(Effect.forEach(others, (group) => settle(group, () => sql`SELECT 1`), { discard: true }), all)),
+        done
+      )
+    }
+    const commits = yield* GroupCommit.make<Settlement, void, SqlError>({ maxBatch: MAX_BATCH, write })
 
-    /** Lists an organization's entries, newest first. */
-    const list = (filters: Filters): Effect.Effect<{ items: Array<ListItem>; hasMore: boolean }, SqlError> =>
+    /**
+     * Makes a request's charge and log row durable together; completes once they are committed (with the rows of the
+     * other requests settled meanwhile), or fails with nothing of it written.
+     */
+    const settle = (settlement: Settlement): Effect.Effect<void, SqlError> => commits.submit(settlement)
+    /** Writes an entry (no charge); completes once it is durable. */
+    const record = (entry: Entry): Effect.Effect<void, SqlError> => settle({ entry: () => entry })
+    /** Waits until every entry submitted so far is written (or has failed). */
+    const flush = commits.flush
+
+    /** Lists an organization's entries, newest first, as of `filters.snapshot` (or now; the snapshot is returned). */
+    const list = (filters: Filters): Effect.Effect<{ items: Array<ListItem>; hasMore: boolean; snapshot: Snapshot }, SqlError> =>
       Effect.gen(function*() {
-        yield* flush
+        const snapshot = filters.snapshot ??
+          { at: filters.to.getTime(), xids: (yield* sql<{ xids: string }>`SELECT pg_current_snapshot()::text AS xids`)[0]!.xids }
         const conditions = [
+          sql`(written_by IS NULL OR pg_visible_in_snapshot(written_by, ${snapshot.xids}::pg_snapshot))`,
           sql`org_id = ${filters.orgId}`,
           sql`created_at >= ${filters.from}`,
           sql`created_at <= ${filters.to}`
@@ -236,13 +300,12 @@ export class RequestLog extends Effect.Service<RequestLog>()("@sift/http/Request
           FROM request_logs WHERE ${sql.and(conditions)}
           ORDER BY created_at DESC, request_id DESC
           LIMIT ${filters.limit + 1} OFFSET ${(filters.page - 1) * filters.limit}`
-        return { items: rows.slice(0, filters.limit).map(listItem), hasMore: rows.length > filters.limit }
+        return { items: rows.slice(0, filters.limit).map(listItem), hasMore: rows.length > filters.limit, snapshot }
       })
 
     /** One entry of the organization, if it exists. */
     const get = (orgId: string, requestId: string): Effect.Effect<Option.Option<Detail>, SqlError> =>
       Effect.gen(function*() {
-        yield* flush
         if (!/^[0-9a-f-]{36}$/i.test(requestId)) return Option.none()
         const rows = yield* sql<Record<string, unknown>>`
           SELECT * FROM request_logs WHERE org_id = ${orgId} AND request_id = ${requestId}`
@@ -256,6 +319,6 @@ export class RequestLog extends Effect.Service<RequestLog>()("@sift/http/Request
         })
       })
 
-    return { record, list, get, flush } as const
+    return { settle, record, list, get, flush } as const
   })
 }) {}

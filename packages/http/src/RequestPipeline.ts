@@ -1,8 +1,8 @@
 /**
  * The path every API request takes (issue: "one pipeline"): request id → authentication (401) → permission (403 with
  * `required_permission`) → rate limit (headers; 429 with `Retry-After`) → validation → credits reserved (403
- * `USAGE_EXCEEDED` before any work) → handler → charge what was delivered, release the rest → request log (ZDR and
- * redaction honoured) → response, with errors mapped in one place (`ErrorMapping`).
+ * `USAGE_EXCEEDED` before any work) → handler → charge what was delivered, release the rest, and the request log
+ * (ZDR and redaction honoured), durable together → response, with errors mapped in one place (`ErrorMapping`).
  *
  * @since 0.1.0
  */
@@ -17,7 +17,7 @@ import * as Json from "./internal/json.js"
 import { stringify } from "./internal/json.js"
 import { redact, redactJsonParts, redactJsonText, redactQuery } from "./internal/redaction.js"
 import * as QueryParams from "./QueryParams.js"
-import { RequestLog } from "./RequestLog.js"
+import { type Entry, RequestLog } from "./RequestLog.js"
 import { andThen, interruptibly } from "./internal/steps.js"
 import * as Target from "./internal/target.js"
 
@@ -113,12 +113,20 @@ const readBytes = (request: HttpServerRequest.HttpServerRequest, limit: number) 
       ? new ErrorMapping.ApiFailure({ code: "CONTENT_TOO_LARGE", detail: `body: the upload exceeds ${limit} bytes` })
       : unreadable())
 
-/** What a request came to: its status, its body (and members already serialized), its error code for the log. */
+/**
+ * What a request came to: its status, its body without `key_metadata` (and members already serialized), its error
+ * code for the log, what it cost, and the balance to report, or the charge still to make durable (whose balance the
+ * answer reports once it is).
+ */
 interface Outcome {
   readonly status: number
   readonly body: Record<string, unknown>
   readonly serialized: string | undefined
   readonly errorCode: string | null
+  readonly consumed: number
+  /** The balance for `key_metadata` (undefined: no key, no `key_metadata`, unless `charge` gives one). */
+  readonly remaining: number | undefined
+  readonly charge: CreditLedger.Charge | undefined
 }
 
 type Services = HttpServerRequest.HttpServerRequest | RequestLog | CreditLedger.CreditLedger | ApiKeys.ApiKeys | RateLimiter.RateLimiter
@@ -144,7 +152,6 @@ export const serve = <A, E1, R1, E2, R2>(route: Route, handler: Handler<A, E1, R
 
     // Authentication and permission: failures here are answered without a log entry when no organization is known.
     let auth: ApiKeys.AuthContext | undefined
-    let charged = 0
     let plan: Plan<A> | undefined
     let body: unknown = undefined
     let held: CreditLedger.Reservation | undefined
@@ -218,24 +225,22 @@ export const serve = <A, E1, R1, E2, R2>(route: Route, handler: Handler<A, E1, R
       held = reservation
       return andThen(interruptibly(handler.run(caller, decided.input)), (result): Step => {
         held = undefined
-        charged = Math.min(result.credits, decided.credits)
-        const balance = reservation !== undefined
-          ? ledger.commit(reservation, { credits: charged, requestId })
-          : ledger.balance(caller.auth.org.id)
-        return andThen(balance, ({ remaining }): Effect.Effect<Outcome> => {
-          if (decided.zdr) headers["x-service-zdr"] = "true"
-          Object.assign(headers, result.headers)
-          return Effect.succeed({
-            status: 200,
-            body: {
-              ...result.body,
-              request_id: requestId,
-              key_metadata: { credits_consumed: charged, credits_remaining: remaining }
-            },
-            serialized: result.serialized,
-            errorCode: null
-          })
+        const consumed = Math.min(result.credits, decided.credits)
+        if (decided.zdr) headers["x-service-zdr"] = "true"
+        Object.assign(headers, result.headers)
+        const outcome = (remaining: number | undefined, charge: CreditLedger.Charge | undefined): Outcome => ({
+          status: 200,
+          body: { ...result.body, request_id: requestId },
+          serialized: result.serialized,
+          errorCode: null,
+          consumed,
+          remaining,
+          charge
         })
+        // The charge is made durable with the log row, before the answer is sent (`respond`).
+        return reservation !== undefined
+          ? Effect.succeed(outcome(undefined, { reservation, credits: consumed, requestId }))
+          : andThen(ledger.balance(caller.auth.org.id), ({ remaining }) => Effect.succeed(outcome(remaining, undefined)))
       })
     }
 
@@ -256,11 +261,13 @@ export const serve = <A, E1, R1, E2, R2>(route: Route, handler: Handler<A, E1, R
           request_id: requestId,
           error_code: mapped.errorCode,
           message: mapped.message,
-          ...(mapped.requiredPermission === undefined ? {} : { required_permission: mapped.requiredPermission }),
-          ...(remaining === undefined ? {} : { key_metadata: { credits_consumed: 0, credits_remaining: remaining } })
+          ...(mapped.requiredPermission === undefined ? {} : { required_permission: mapped.requiredPermission })
         },
         serialized: undefined,
-        errorCode: mapped.errorCode
+        errorCode: mapped.errorCode,
+        consumed: 0,
+        remaining,
+        charge: undefined
       })
       const balance = auth === undefined
         ? Effect.succeed(outcome(undefined))
@@ -273,37 +280,66 @@ export const serve = <A, E1, R1, E2, R2>(route: Route, handler: Handler<A, E1, R
       return failure === undefined ? Effect.zipRight(Effect.logError("request failed unexpectedly", cause), released) : released
     }
 
-    const respond = (outcome: Outcome) => {
-      const members = stringify(outcome.body)
+    /** The response of an outcome, given the balance it reports; the text and members are kept for the log. */
+    const answer = (outcome: Outcome, remaining: number | undefined) => {
+      const members = stringify(remaining === undefined ? outcome.body : {
+        ...outcome.body,
+        key_metadata: { credits_consumed: outcome.consumed, credits_remaining: remaining }
+      })
       const text = outcome.serialized === undefined ? members : `{${outcome.serialized},${members.slice(1)}`
       // Measured by parts: the joined text is not flattened into a copy just to be measured.
       const byteLength = outcome.serialized === undefined
         ? Buffer.byteLength(members, "utf8")
         : 1 + Buffer.byteLength(outcome.serialized, "utf8") + Buffer.byteLength(members, "utf8")
-      const response = json(outcome.status, text, byteLength, headers)
-      if (auth === undefined) return Effect.succeed(response)
-      const ended = clock.unsafeCurrentTimeMillis()
-      const zdr = plan?.zdr === true
-      return Effect.as(
-        log.record({
+      return { response: json(outcome.status, text, byteLength, headers), text, members }
+    }
+
+    // Set once the log row (and charge) of this request could not be made durable: its 500 is then sent regardless.
+    let unrecorded = false
+
+    /**
+     * Sends nothing before the request's charge and log row are durable (`RequestLog.settle`: one group transaction
+     * with the other requests finishing meanwhile), so a crash never loses what an answer reported. If they cannot be
+     * written the answer is not the success: a 500, charged nothing (its own row is tried once more).
+     */
+    const respond = (outcome: Outcome): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+      if (auth === undefined) return Effect.succeed(answer(outcome, outcome.remaining).response)
+      const caller = auth
+      let answered: ReturnType<typeof answer> | undefined
+      const entry = (remaining: number | undefined): Entry => {
+        const sent = answered = answer(outcome, outcome.charge === undefined ? outcome.remaining : remaining)
+        const zdr = plan?.zdr === true
+        return {
           requestId,
-          orgId: auth.org.id,
-          keyId: auth.keyId,
+          orgId: caller.org.id,
+          keyId: caller.keyId,
           timestamp: new Date(started),
           method: request.method,
           path,
           statusCode: outcome.status,
           errorCode: outcome.errorCode,
-          latencyMs: ended - started,
-          creditsUsed: outcome.status === 200 ? charged : 0,
+          latencyMs: clock.unsafeCurrentTimeMillis() - started,
+          creditsUsed: outcome.status === 200 ? outcome.consumed : 0,
           tags: zdr ? [] : plan?.tags ?? [],
           zdr,
           userAgent: request.headers["user-agent"] ?? null,
           input: zdr ? null : { query: redactQuery(search, params), ...(body === undefined ? {} : { body: redact(body) }) },
-          response: zdr ? null : outcome.serialized === undefined ? redactJsonText(text) : redactJsonParts(outcome.serialized, members)
-        }),
-        response
-      )
+          response: zdr ? null : outcome.serialized === undefined ? redactJsonText(sent.text) : redactJsonParts(outcome.serialized, sent.members)
+        }
+      }
+      const settled = log.settle({ charge: outcome.charge === undefined ? undefined : { ledger, charge: outcome.charge }, entry })
+      return Effect.matchCauseEffect(settled, {
+        onSuccess: () => Effect.succeed(answered!.response),
+        onFailure: (cause) => {
+          const logged = Effect.logError(`request ${requestId}: its log row${outcome.charge === undefined ? "" : " and charge"} could not be written`, cause)
+          if (unrecorded) return Effect.as(logged, answer(outcome, outcome.remaining).response)
+          unrecorded = true
+          // Nothing was charged: the reservation is released, and the answer says so.
+          if (outcome.charge !== undefined) held = outcome.charge.reservation
+          const internal = new ErrorMapping.ApiFailure({ code: "INTERNAL_ERROR", detail: "the request could not be recorded" })
+          return Effect.zipRight(logged, Effect.flatMap(failed(Cause.fail(internal)), respond))
+        }
+      })
     }
 
     return Effect.flatMap(Effect.catchAllCause(Effect.suspend(attempt), failed), respond)

@@ -29,8 +29,8 @@ export * as CacheStore from "./CacheStore.js"
 /** Core's `UrlIndex` over the store's database, with leases for background enrichment. */
 export * as UrlIndexStore from "./UrlIndexStore.js"
 
-/** Write-behind buffers: items offered on a request's path, written in batches, none lost at shutdown. */
-export * as WriteBehind from "./WriteBehind.js"
+/** Group commit: items from many fibers written in one transaction, each caller resumed once its item is durable. */
+export * as GroupCommit from "./GroupCommit.js"
 
 /** Outgoing email, recorded in the outbox table. */
 export * as Mailer from "./Mailer.js"

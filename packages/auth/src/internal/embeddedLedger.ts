@@ -1,14 +1,15 @@
 /**
  * The credit ledger on embedded PGlite. The data-directory lock guarantees one process owns the database, so balances
- * and reservations are exact in memory: reserving and committing touch no database on the hot path. Charges are
- * written behind in batches (one transaction for many requests) and flushed on shutdown; a SIGKILL loses at most the
- * charges of the last few milliseconds (never a charge for undelivered work). The stored balance is read again after
- * any change made through `Accounts` (plan, override, status) and when a cycle ends.
+ * and reservations are exact in memory: reserving touches no database on the hot path. A charge is made durable
+ * before its answer is sent: `settle` writes a group of charges in one transaction, together with whatever the caller
+ * writes in it (the request log's rows), so a SIGKILL never loses a charge of an answer sent, and never keeps a charge
+ * without its log row. The stored balance is read again after any change made through `Accounts` (plan, override,
+ * status) and when a cycle ends.
  */
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import { WriteBehind } from "@sift/store"
-import { Clock, Effect, type Scope } from "effect"
+import type { Fragment } from "@effect/sql/Statement"
+import { Clock, Effect, Exit, type Scope } from "effect"
 import { type Org, orgFromRow } from "../Accounts.js"
 import { UsageExceeded } from "../AuthErrors.js"
 import * as Plans from "../Plans.js"
@@ -30,14 +31,17 @@ interface OrgState {
   readonly held: Map<string, { readonly credits: number; readonly expires: number }>
 }
 
-/** Rows per `credit_events` insert (three parameters each, far below PostgreSQL's 65,535). */
-const MAX_ROWS = 5_000
 
+/** What a request delivered against its reservation. */
 interface Charge {
-  readonly orgId: string
+  readonly reservation: Reservation
   readonly credits: number
   readonly requestId: string
 }
+
+/** Credits a charge takes: what was delivered, at most what was reserved. */
+export const chargeOf = (reservation: Reservation, charge: { readonly credits: number }): number =>
+  Math.max(0, Math.min(Math.floor(charge.credits), reservation.credits))
 
 /** Builds the embedded ledger; `renew` renews a cycle in the database (the shared ledger's locked transaction). */
 export const make = (
@@ -46,6 +50,7 @@ export const make = (
 ): Effect.Effect<{
   reserve: (orgId: string, credits: number, options: { readonly ttlMs: number }) => Effect.Effect<Reservation, UsageExceeded | SqlError>
   commit: (reservation: Reservation, charge: { readonly credits: number; readonly requestId: string }) => Effect.Effect<{ remaining: number }, SqlError>
+  settle: (charges: ReadonlyArray<Charge>, alongside: (remaining: ReadonlyArray<number>) => Fragment) => Effect.Effect<void, SqlError>
   release: (reservation: Reservation) => Effect.Effect<{ remaining: number }, SqlError>
   balance: (orgId: string) => Effect.Effect<{ remaining: number; cycleStart: Date; cycleEnd: Date | null }, SqlError>
 }, never, Scope.Scope> =>
@@ -56,39 +61,52 @@ export const make = (
     // Writing charges and reading a balance afresh exclude each other, so "stored minus unwritten" stays exact.
     const io = yield* Effect.makeSemaphore(1)
 
-    const write = (charges: ReadonlyArray<Charge>) =>
-      io.withPermits(1)(Effect.gen(function*() {
+    /**
+     * Charges a group and writes `alongside` (given each charge's remaining balance, in order) in one statement: the
+     * charges as data-modifying CTEs before it, so the whole group costs one round trip to PGlite's thread and one
+     * commit. In memory the charges count at once (so concurrent reservations see them) and become stored once the
+     * statement has committed; if it fails they are undone: nothing was charged. Exclusive with reading a balance
+     * afresh, so "stored minus unwritten" stays exact.
+     */
+    const settle = (charges: ReadonlyArray<Charge>, alongside: (remaining: ReadonlyArray<number>) => Fragment): Effect.Effect<void, SqlError> => {
+      // A charge's organization is known from its reservation; it is read afresh only if this process forgot it.
+      const forgotten = charges.filter((charge) => !states.has(charge.reservation.orgId))
+      const known = forgotten.length === 0 ? Effect.void : Effect.forEach(forgotten, (charge) =>
+        Effect.flatMap(Clock.currentTimeMillis, (ms) => reload(charge.reservation.orgId, new Date(ms))), { discard: true })
+      return Effect.zipRight(known, io.withPermits(1)(Effect.suspend(() => {
         const byOrg = new Map<string, number>()
-        for (const charge of charges) byOrg.set(charge.orgId, (byOrg.get(charge.orgId) ?? 0) + charge.credits)
-        yield* sql.withTransaction(Effect.gen(function*() {
-          for (const [orgId, credits] of byOrg) {
-            yield* sql`UPDATE organizations SET credits_remaining = credits_remaining - ${credits} WHERE id = ${orgId}`
-          }
-          // One JSON parameter per statement: no placeholder per value to compile on the request thread.
-          for (let i = 0; i < charges.length; i += MAX_ROWS) {
-            const rows = charges.slice(i, i + MAX_ROWS).map((c) => ({ org_id: c.orgId, request_id: c.requestId, credits: c.credits }))
-            yield* sql`INSERT INTO credit_events (org_id, request_id, credits)
-              SELECT org_id, request_id, credits FROM json_to_recordset(${JSON.stringify(rows)}::json) AS t(org_id text, request_id text, credits bigint)`
-          }
-        }))
-        for (const [orgId, credits] of byOrg) {
-          const state = states.get(orgId)
-          if (state !== undefined) {
-            state.stored -= credits
-            state.unwritten -= credits
-          }
+        const events: Array<{ org_id: string; request_id: string; credits: number }> = []
+        const remaining: Array<number> = []
+        for (const charge of charges) {
+          const orgId = charge.reservation.orgId
+          const state = states.get(orgId)!
+          state.held.delete(charge.reservation.id)
+          const credits = chargeOf(charge.reservation, charge)
+          state.unwritten += credits
+          byOrg.set(orgId, (byOrg.get(orgId) ?? 0) + credits)
+          if (credits > 0) events.push({ org_id: orgId, request_id: charge.requestId, credits })
+          remaining.push(state.stored - state.unwritten)
         }
-      }))
-    // Charges are written behind, one transaction per burst (`WriteBehind`: none lost at shutdown). A batch the
-    // database refuses is kept for the next write: a charge is never dropped because the database failed once.
-    const pending = yield* WriteBehind.make<Charge>({
-      linger: "25 millis",
-      maxBatch: MAX_ROWS,
-      write: (batch) =>
-        Effect.catchAll(Effect.as(write(batch), []), (error) =>
-          Effect.as(Effect.logError("credit ledger: writing charges failed", error), batch))
-    })
-    const writeAll = pending.drain
+        // One JSON parameter: no placeholder per value to compile on the request thread.
+        const statement = events.length === 0 ? sql`${alongside(remaining)}` : sql`
+          WITH c AS (SELECT * FROM json_to_recordset(${JSON.stringify(events)}::json) AS t(org_id text, request_id text, credits bigint)),
+          charged AS (
+            UPDATE organizations o SET credits_remaining = o.credits_remaining - s.credits
+            FROM (SELECT org_id, SUM(credits)::bigint AS credits FROM c GROUP BY org_id) s WHERE o.id = s.org_id
+          ),
+          events AS (INSERT INTO credit_events (org_id, request_id, credits) SELECT org_id, request_id, credits FROM c)
+          ${alongside(remaining)}`
+        return Effect.onExit(Effect.asVoid(statement), (exit) =>
+          Effect.sync(() => {
+            for (const [orgId, credits] of byOrg) {
+              const state = states.get(orgId)
+              if (state === undefined) continue
+              state.unwritten -= credits
+              if (Exit.isSuccess(exit)) state.stored -= credits
+            }
+          }))
+      })))
+    }
 
     const isStale = (state: OrgState | undefined, at: Date): boolean =>
       state === undefined || state.version !== OrgVersions.version(state.org.id) ||
@@ -100,7 +118,6 @@ export const make = (
      */
     const reload = (orgId: string, at: Date) =>
       Effect.gen(function*() {
-        yield* writeAll
         return yield* io.withPermits(1)(Effect.gen(function*() {
           const current = states.get(orgId)
           if (current !== undefined && !isStale(current, at)) return current
@@ -157,17 +174,17 @@ export const make = (
           const state = states.get(orgId)
           return state === undefined || isStale(state, at) ? Effect.flatMap(reload(orgId, at), hold) : hold(state)
         }),
-      commit: (reservation, charge) =>
-        Effect.sync(() => {
-          const state = states.get(reservation.orgId)
-          state?.held.delete(reservation.id)
-          const credits = Math.max(0, Math.min(Math.floor(charge.credits), reservation.credits))
-          if (credits > 0) {
-            if (state !== undefined) state.unwritten += credits
-            pending.offer({ orgId: reservation.orgId, credits, requestId: charge.requestId })
-          }
-          return { remaining: remaining(reservation.orgId) }
-        }),
+      commit: (reservation, charge) => {
+        let after = 0
+        return Effect.map(
+          settle([{ reservation, credits: charge.credits, requestId: charge.requestId }], (remaining) => {
+            after = remaining[0]!
+            return sql`SELECT 1`
+          }),
+          () => ({ remaining: after })
+        )
+      },
+      settle,
       release: (reservation) =>
         Effect.sync(() => {
           states.get(reservation.orgId)?.held.delete(reservation.id)

@@ -1,6 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Migrations, Sql } from "@sift/store"
-import { Context, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
+import { Context, Effect, Exit, Fiber, Layer, Option, Redacted, Scope } from "effect"
 import { randomUUID } from "node:crypto"
 import { describe, expect, inject, it } from "vitest"
 import { redact, redactJsonParts, redactJsonText, redactQuery } from "../../src/internal/redaction.js"
@@ -48,15 +48,18 @@ const countOf = (sql: SqlClient.SqlClient, orgId: string) =>
 
 for (const backend of backends) {
   describe.skipIf(backend.skip)(`request log (${backend.name})`, () => {
-    it("6,000 entries still queued at shutdown are all written, in bounded statements", async () => {
+    it("6,000 entries still queued at shutdown are all written, in bounded statements, and their callers answered", async () => {
       const orgId = `org_${randomUUID().slice(0, 8)}`
-      const written = await withLog(backend.layer(), (log, close, sql) =>
+      const { answered, written } = await withLog(backend.layer(), (log, close, sql) =>
         Effect.gen(function*() {
-          // Queued faster than the writer's first linger ends: nearly all of them are left for the final write.
-          for (let i = 0; i < 6_000; i++) yield* log.record(entry(orgId))
+          // Submitted at once: most of them still wait in the queue when the scope closes.
+          const waiting = yield* Effect.fork(Effect.forEach(Array.from({ length: 6_000 }, () => entry(orgId)), log.record, { concurrency: "unbounded" }))
+          yield* Effect.sleep("5 millis")
           yield* close
-          return yield* countOf(sql, orgId)
+          const answered = (yield* Fiber.join(waiting)).length
+          return { answered, written: yield* countOf(sql, orgId) }
         }))
+      expect(answered).toBe(6_000)
       expect(written).toBe(6_000)
     }, 120_000)
 
@@ -99,8 +102,7 @@ for (const backend of backends) {
       const entries = bodies.map((body) => ({ ...entry(orgId), response: JSON.stringify(body) }))
       const stored = await withLog(backend.layer(), (log, _close, sql) =>
         Effect.gen(function*() {
-          for (const e of entries) yield* log.record(e)
-          yield* log.flush
+          yield* Effect.forEach(entries, log.record, { concurrency: "unbounded" })
           return yield* sql<{ request_id: string; response: string }>`SELECT request_id, response FROM request_logs WHERE org_id = ${orgId}`
         }))
       expect(stored).toHaveLength(entries.length)
@@ -112,17 +114,21 @@ for (const backend of backends) {
       const good = Array.from({ length: 10 }, () => entry(orgId))
       const bad = entry(orgId, { query: { url: "a\u0000b" } })
       const sanitized = entry(orgId, redact({ query: { "k\u0000": "a\u0000b\ud800" } }) as RequestLog.Entry["input"])
-      const { count, kept, lost } = await withLog(backend.layer(), (log, _close, sql) =>
+      const { count, kept, lost, refused } = await withLog(backend.layer(), (log, _close, sql) =>
         Effect.gen(function*() {
-          for (const e of [...good.slice(0, 5), bad, sanitized, ...good.slice(5)]) yield* log.record(e)
-          yield* log.flush
+          const outcomes = yield* Effect.forEach([...good.slice(0, 5), bad, sanitized, ...good.slice(5)], (e) => Effect.either(log.record(e)), {
+            concurrency: "unbounded"
+          })
           return {
+            refused: outcomes.flatMap((outcome, i) => outcome._tag === "Left" ? [i] : []),
             count: yield* countOf(sql, orgId),
             kept: yield* log.get(orgId, sanitized.requestId),
             lost: yield* log.get(orgId, bad.requestId)
           }
         }))
       expect(count).toBe(11)
+      // Only the refused row's caller is told it was not written (its request would answer 500, not the success).
+      expect(refused).toEqual([5])
       expect(Option.getOrThrow(kept).input).toEqual({ query: { "k\uFFFD": "a\uFFFDb\uFFFD" } })
       expect(Option.isNone(lost)).toBe(true)
     })

@@ -241,7 +241,7 @@ export const document = {
     "/logs": {
       get: {
         summary: "List the organization's request logs, newest first (0 credits)",
-        parameters: ["from", "to", "path", "key_id", "status_code", "error_code", "errors_only", "tags", "search", "page", "limit"].map((name) =>
+        parameters: ["from", "to", "path", "key_id", "status_code", "error_code", "errors_only", "tags", "search", "page", "limit", "snapshot"].map((name) =>
           queryParam(name, name === "status_code" || name === "page" || name === "limit" ? "integer" : name === "errors_only" ? "boolean" : "string", name)
         ),
         responses: { "200": { description: "A page of log entries" }, ...errors }

@@ -1,6 +1,8 @@
 /**
  * `GET /logs` and `GET /logs/{request_id}` (decisions §6): an organization's own request log, newest first, with the
- * filters of the contract. No credits; its own rate-limit window.
+ * filters of the contract. No credits; its own rate-limit window. Pages are stable while traffic arrives: every list
+ * answers `X-Service-Logs-Snapshot`, and a later page asked with `snapshot=<that value>` lists exactly the entries the
+ * first page saw (the database snapshot it was read in, and its end time), so `page` never repeats or skips an entry.
  *
  * @since 0.1.0
  */
@@ -10,7 +12,7 @@ import { Clock, Effect, Option } from "effect"
 import { ApiFailure } from "../ErrorMapping.js"
 import * as QueryParams from "../QueryParams.js"
 import type { Handler } from "../RequestPipeline.js"
-import { type Filters, RequestLog } from "../RequestLog.js"
+import { type Filters, RequestLog, Snapshot } from "../RequestLog.js"
 
 const DAY_MS = 86_400_000
 const invalid = (field: string, detail: string) => new Errors.InvalidRequest({ reason: "Invalid", field, detail })
@@ -36,7 +38,11 @@ const text = (query: QueryParams.Query, field: string, max: number): string | un
 
 /** Reads and checks the filters of `GET /logs`. */
 export const filtersFromQuery = (orgId: string, query: QueryParams.Query, now: number): Filters => {
-  const to = date(query, "to") ?? new Date(now)
+  const snapshotText = text(query, "snapshot", Snapshot.MAX_LENGTH)
+  const snapshot = snapshotText === undefined ? undefined : Snapshot.parse(snapshotText)
+  if (snapshot === undefined && snapshotText !== undefined) throw invalid("snapshot", "must be the X-Service-Logs-Snapshot of an earlier page")
+  // With a snapshot the window ends where its first page's did (unless given), so later pages list the same entries.
+  const to = date(query, "to") ?? (snapshot === undefined ? new Date(now) : new Date(snapshot.at))
   const from = date(query, "from") ?? new Date(to.getTime() - DAY_MS)
   if (from.getTime() > to.getTime()) throw invalid("from", "must not be after to")
   const pathFilter = text(query, "path", 200)
@@ -59,7 +65,8 @@ export const filtersFromQuery = (orgId: string, query: QueryParams.Query, now: n
     tags,
     search: text(query, "search", 200),
     page: bounded(QueryParams.asInteger(query, "page"), "page", 1, 1000) ?? 1,
-    limit: bounded(QueryParams.asInteger(query, "limit"), "limit", 1, 100) ?? 25
+    limit: bounded(QueryParams.asInteger(query, "limit"), "limit", 1, 100) ?? 25,
+    snapshot
   }
 }
 
@@ -73,9 +80,10 @@ export const list: Handler<Filters, Errors.InvalidRequest, never, SqlError, Requ
       })).pipe(Effect.map((filters) => ({ input: filters, credits: 0, zdr: false, tags: [], holdMs: 0 }))),
   run: (_caller, filters) =>
     Effect.flatMap(RequestLog, (log) => log.list(filters)).pipe(
-      Effect.map(({ hasMore, items }) => ({
+      Effect.map(({ hasMore, items, snapshot }) => ({
         body: { data: items, page: filters.page, limit: filters.limit, has_more: hasMore },
-        credits: 0
+        credits: 0,
+        headers: { "x-service-logs-snapshot": Snapshot.format(snapshot) }
       }))
     )
 }

@@ -69,9 +69,10 @@ export const scan = (source: string, events: ScanEvents): ScanDamage => {
     if (damage === undefined) damage = why
     tokenizer.pause()
   }
+  // Text nobody reads is neither cut out nor decoded.
+  const wanted = () => pending !== undefined || (open.length > 0 && events.wantsText())
   const addText = (text: string) => {
-    if (pending !== undefined) pending += text
-    else if (open.length > 0 && events.wantsText()) pending = text
+    pending = pending === undefined ? text : pending + text
   }
   const flush = () => {
     if (pending === undefined) return
@@ -138,11 +139,11 @@ export const scan = (source: string, events: ScanEvents): ScanDamage => {
         return fail(source.indexOf(">", start) === -1 ? `tag cut off at offset ${start}` : `stray "<" at offset ${start}`)
       }
       consumed = endIndex
-      addText(decodeLeftovers(source.slice(start, endIndex)))
+      if (wanted()) addText(decodeLeftovers(source.slice(start, endIndex)))
     },
     ontextentity: (codepoint, endIndex) => {
       consumed = endIndex
-      addText(String.fromCodePoint(codepoint))
+      if (wanted()) addText(String.fromCodePoint(codepoint))
     },
     oncdata: (start, endIndex, endOffset) => {
       if (damage !== undefined) return

@@ -46,6 +46,24 @@ const tableEnds = new Set(["table", "tbody", "thead", "tfoot", "tr", "caption", 
 /** Special elements an `li`/`dd`/`dt` start looks through for the item it closes. */
 const listItemPassable = new Set(["address", "div", "p"])
 
+// Categories of a tag name, as bits, computed once per name.
+const scopeBit = 1
+const specialBit = 2
+const listStopBit = 4
+const headingBit = 8
+const categories = new Map<string, number>()
+const categoriesOf = (tag: string): number => {
+  let bits = categories.get(tag)
+  if (bits === undefined) {
+    bits = (scopeBoundary.has(tag) ? scopeBit : 0) |
+      (special.has(tag) ? specialBit | (listItemPassable.has(tag) ? 0 : listStopBit) : 0) |
+      (headings.has(tag) ? headingBit : 0)
+    // Foreign and custom element names are unbounded in number; only the HTML vocabulary is remembered.
+    if (bits !== 0 || categories.size < 1024) categories.set(tag, bits)
+  }
+  return bits
+}
+
 /** The last entry of a position list, or -1. */
 const last = (positions: ReadonlyArray<number> | undefined): number =>
   positions === undefined || positions.length === 0 ? -1 : positions[positions.length - 1]!
@@ -58,6 +76,9 @@ class TreeBuilder implements TokenizerCallbacks {
   private readonly stack: Array<Element> = []
   /** The node each open element was attached to (not always the element below it: foster parenting, the cap). */
   private readonly parents: Array<Parent> = []
+  /** Per open element: its name's position list and category bits, so popping needs no lookup. */
+  private readonly positionLists: Array<Array<number>> = []
+  private readonly bits: Array<number> = []
   /** Stack positions of the open elements by tag name, and of the categories the tree rules ask about. */
   private readonly open = new Map<string, Array<number>>()
   private readonly scopeAt: Array<number> = []
@@ -314,15 +335,17 @@ class TreeBuilder implements TokenizerCallbacks {
     const tag = node.tagName
     this.stack.push(node)
     this.parents.push(parent)
-    const positions = this.open.get(tag)
-    if (positions === undefined) this.open.set(tag, [at])
-    else positions.push(at)
-    if (scopeBoundary.has(tag)) this.scopeAt.push(at)
-    if (special.has(tag)) {
-      this.specialAt.push(at)
-      if (!listItemPassable.has(tag)) this.listStopAt.push(at)
-    }
-    if (headings.has(tag)) this.headingAt.push(at)
+    let positions = this.open.get(tag)
+    if (positions === undefined) this.open.set(tag, positions = [])
+    positions.push(at)
+    this.positionLists.push(positions)
+    const bits = categoriesOf(tag)
+    this.bits.push(bits)
+    if (bits === 0) return
+    if (bits & scopeBit) this.scopeAt.push(at)
+    if (bits & specialBit) this.specialAt.push(at)
+    if (bits & listStopBit) this.listStopAt.push(at)
+    if (bits & headingBit) this.headingAt.push(at)
   }
 
   /** Stack position of the innermost open element named `name`, or -1. */
@@ -338,14 +361,14 @@ class TreeBuilder implements TokenizerCallbacks {
   private pop(): void {
     const node = this.stack.pop()!
     this.parents.pop()
-    const tag = node.tagName
-    this.open.get(tag)!.pop()
-    if (scopeBoundary.has(tag)) this.scopeAt.pop()
-    if (special.has(tag)) {
-      this.specialAt.pop()
-      if (!listItemPassable.has(tag)) this.listStopAt.pop()
+    this.positionLists.pop()!.pop()
+    const bits = this.bits.pop()!
+    if (bits !== 0) {
+      if (bits & scopeBit) this.scopeAt.pop()
+      if (bits & specialBit) this.specialAt.pop()
+      if (bits & listStopBit) this.listStopAt.pop()
+      if (bits & headingBit) this.headingAt.pop()
     }
-    if (headings.has(tag)) this.headingAt.pop()
     if (node.tagName === "svg" || node.tagName === "math") this.foreign = Math.max(0, this.foreign - 1)
     if (node.tagName === "template" && this.foreign === 0) {
       node.content = { type: "root", children: node.children }

@@ -45,16 +45,18 @@ export interface State {
  */
 export const maxNesting = 16
 
-/** Runs `write` one nesting level deeper, or returns false (writing nothing) when the levels are used up. */
-export const nested = (st: State, write: () => void): boolean => {
-  if (st.nesting >= maxNesting) return false
+/** The blocks of `el`'s children one nesting level deeper, or undefined (nothing written) when the levels are used up. */
+export const nestedBlocks = (
+  el: Element,
+  st: State,
+  flow: (nodes: ReadonlyArray<ElementContent>, st: State, out: Array<string>) => void
+): Array<string> | undefined => {
+  if (st.nesting >= maxNesting) return undefined
+  const out: Array<string> = []
   st.nesting++
-  try {
-    write()
-  } finally {
-    st.nesting--
-  }
-  return true
+  flow(el.children, st, out)
+  st.nesting--
+  return out
 }
 
 /** Any node a handler may meet. */

@@ -7,7 +7,7 @@ import { indent, joinBlocks } from "../blocks.js"
 import { blocksOf, containsBlock, flow, phrasingChildren, startInline } from "../flow.js"
 import { opener } from "../inline.js"
 import { escapeLineStarts } from "../escape.js"
-import { nested, type State } from "../state.js"
+import { nestedBlocks, type State } from "../state.js"
 
 /** `dt` → `**term**` (block content, when a term has any, is written as blocks). */
 export const term = (el: Element, st: State, out: Array<string>): void => {
@@ -28,8 +28,8 @@ export const term = (el: Element, st: State, out: Array<string>): void => {
 
 /** `dd` → `: definition`. */
 export const definition = (el: Element, st: State, out: Array<string>): void => {
-  let blocks: Array<string> = []
-  if (!nested(st, () => (blocks = blocksOf(el, st)))) return flow(el.children, st, out)
+  const blocks = nestedBlocks(el, st, flow)
+  if (blocks === undefined) return flow(el.children, st, out)
   if (blocks.length === 0) return
   const content = joinBlocks(blocks, st)
   if (st.inTable) out.push(`: ${content}`)

@@ -7,7 +7,7 @@
 import type { Element, ElementContent } from "hast"
 import { indent, joinBlocks } from "../blocks.js"
 import { flow } from "../flow.js"
-import { maxNesting, nested, type State } from "../state.js"
+import { maxNesting, type State } from "../state.js"
 
 const blank = /^[ \t\n\r\f]*$/
 // A nested list may follow its item's paragraph without a blank line only where it can interrupt a paragraph.
@@ -36,7 +36,9 @@ export const list = (el: Element, st: State, out: Array<string>): void => {
     const blocks: Array<string> = []
     const outerTask = st.taskInput
     st.taskInput = checkbox
-    nested(st, () => flow(item.children, st, blocks))
+    st.nesting++
+    flow(item.children, st, blocks)
+    st.nesting--
     st.taskInput = outerTask
     if (blocks.length > 0) {
       const marker = ordered ? `${Math.max(0, Math.min(number, 999_999_999))}${delimiter}` : bullet

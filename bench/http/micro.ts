@@ -1,8 +1,8 @@
 /**
  * The request pipeline's own cost per cache hit, without sockets or a load generator: requests are handed to the
  * listener as Node request/response objects in this process, 32 at a time, and the main thread's CPU time per
- * request is read from /proc (Linux). A request ends once its charge and log row are committed (group commit); the
- * PGlite thread is not measured. Not part of `npm run bench -- http`; for finding costs:
+ * request is read from /proc (Linux). A request ends once its charge and log row are journaled; the database is written
+ * behind (PGlite's thread is not measured). Not part of `npm run bench -- http`; for finding costs:
  *
  *   node --import tsx bench/http/micro.ts [requests] [cpu.cpuprofile] [heap.heapprofile]
  *
@@ -35,7 +35,7 @@ const one = () => new Promise<string>((resolve) => {
   captured!.emit("request", req, res)
 })
 const flush = () => new Promise((r) => setTimeout(r, 80))
-// A pause every 320 requests (kept from when the log was written behind, so figures stay comparable).
+// The database writer is given time to keep up (its thread is not measured), so its queue never grows.
 const batch = async (n: number) => { for (let i = 0; i < n; i += 32) { await Promise.all(Array.from({ length: 32 }, one)); if (i % 320 === 0) await flush() } }
 console.log(await one())
 await batch(20_000)

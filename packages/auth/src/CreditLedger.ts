@@ -174,6 +174,8 @@ export class CreditLedger extends Effect.Service<CreditLedger>()("@sift/auth/Cre
           }
           return yield* sql`${alongside(remaining)}`
         })).pipe(Effect.asVoid),
+      /** Only the embedded ledger keeps charges in memory for a redo journal. */
+      journal: undefined as Embedded.JournalPart | undefined,
       /** Releases a reservation without charging. */
       release: (reservation: Reservation) =>
         Effect.zipRight(sql`DELETE FROM credit_reservations WHERE id = ${reservation.id}`, Effect.map(remainingOf(reservation.orgId), (remaining) => ({ remaining }))),

@@ -12,6 +12,7 @@ import type { Fragment } from "@effect/sql/Statement"
 import type { CreditLedger } from "@sift/auth"
 import { GroupCommit, Sql } from "@sift/store"
 import { Effect, Option } from "effect"
+import * as JournaledLog from "./internal/journaledLog.js"
 import { stringify } from "./internal/json.js"
 
 /** Requests settled per transaction at most: their rows are one statement with one JSON parameter. */
@@ -217,7 +218,8 @@ const listItem = (r: Record<string, unknown>): ListItem => ({
 export class RequestLog extends Effect.Service<RequestLog>()("@sift/http/RequestLog", {
   scoped: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const backend = (yield* Sql.Database).backend
+    const database = yield* Sql.Database
+    const backend = database.backend
     // A batch is one statement with one JSON parameter: no placeholder per value to compile on the request thread, one
     // string to hand to PGlite's thread or the server, and the rows built by PostgreSQL from the records.
     const insert = (records: ReadonlyArray<string>) =>
@@ -261,20 +263,34 @@ export class RequestLog extends Effect.Service<RequestLog>()("@sift/http/Request
       )
     }
     const commits = yield* GroupCommit.make<Settlement, void, SqlError>({ maxBatch: MAX_BATCH, write })
+    // On PGlite in a data directory the journal makes them durable instead, and the database is written behind.
+    const dataDir = Option.getOrUndefined(database.dataDir)
+    const journaled = backend === "pglite" && dataDir !== undefined
+      ? yield* JournaledLog.make({ sql, dir: dataDir, columns: COLUMNS, insert })
+      : undefined
 
     /**
-     * Makes a request's charge and log row durable together; completes once they are committed (with the rows of the
-     * other requests settled meanwhile), or fails with nothing of it written.
+     * Makes a request's charge and log row durable together; completes once they are (committed with the rows of the
+     * other requests settled meanwhile, or journaled), or fails with nothing of it written.
      */
-    const settle = (settlement: Settlement): Effect.Effect<void, SqlError> => commits.submit(settlement)
+    const settle = (settlement: Settlement): Effect.Effect<void, SqlError> => {
+      const part = settlement.charge?.ledger.journal
+      if (journaled === undefined || (settlement.charge !== undefined && part === undefined)) return commits.submit(settlement)
+      return journaled.settle(
+        settlement.charge === undefined ? undefined : { part: part!, charge: settlement.charge.charge },
+        (remaining) => recordJson(settlement.entry(remaining))
+      )
+    }
     /** Writes an entry (no charge); completes once it is durable. */
     const record = (entry: Entry): Effect.Effect<void, SqlError> => settle({ entry: () => entry })
-    /** Waits until every entry submitted so far is written (or has failed). */
-    const flush = commits.flush
+    /** Waits until every entry settled so far is in the database (or has failed). */
+    const flush = journaled === undefined ? commits.flush : Effect.zipRight(commits.flush, journaled.flush)
 
     /** Lists an organization's entries, newest first, as of `filters.snapshot` (or now; the snapshot is returned). */
     const list = (filters: Filters): Effect.Effect<{ items: Array<ListItem>; hasMore: boolean; snapshot: Snapshot }, SqlError> =>
       Effect.gen(function*() {
+        // Rows journaled but not yet in the database (PGlite in a directory) are written first.
+        if (journaled !== undefined) yield* journaled.flush
         const snapshot = filters.snapshot ??
           { at: filters.to.getTime(), xids: (yield* sql<{ xids: string }>`SELECT pg_current_snapshot()::text AS xids`)[0]!.xids }
         const conditions = [
@@ -306,6 +322,7 @@ export class RequestLog extends Effect.Service<RequestLog>()("@sift/http/Request
     /** One entry of the organization, if it exists. */
     const get = (orgId: string, requestId: string): Effect.Effect<Option.Option<Detail>, SqlError> =>
       Effect.gen(function*() {
+        if (journaled !== undefined) yield* journaled.flush
         if (!/^[0-9a-f-]{36}$/i.test(requestId)) return Option.none()
         const rows = yield* sql<Record<string, unknown>>`
           SELECT * FROM request_logs WHERE org_id = ${orgId} AND request_id = ${requestId}`

@@ -9,7 +9,7 @@
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { ApiKeys, CreditLedger, Permissions, Plans, RateLimiter } from "@sift/auth"
-import { Cause, Clock, Context, Effect, Option } from "effect"
+import { Cause, Clock, Context, Effect, Exit, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import * as ErrorMapping from "./ErrorMapping.js"
 import * as Body from "./internal/body.js"
@@ -328,6 +328,8 @@ export const serve = <A, E1, R1, E2, R2>(route: Route, handler: Handler<A, E1, R
         }
       }
       const settled = log.settle({ charge: outcome.charge === undefined ? undefined : { ledger, charge: outcome.charge }, entry })
+      // Journaled at once (PGlite in a directory): no step of the fiber to wait for it.
+      if (Exit.isExit(settled) && Exit.isSuccess(settled)) return Effect.succeed(answered!.response)
       return Effect.matchCauseEffect(settled, {
         onSuccess: () => Effect.succeed(answered!.response),
         onFailure: (cause) => {

@@ -28,6 +28,8 @@ export interface DatabaseShape {
   readonly backend: Backend
   /** PostgreSQL only: the connection string, for tools that open their own pool (pg-boss). */
   readonly url: Option.Option<Redacted.Redacted>
+  /** PGlite in a directory only: the Sift data directory (beside `pgdata`), for files kept with the database. */
+  readonly dataDir: Option.Option<string>
   /** Raw SQL outside any transaction (on PGlite it waits for the single session); several statements without values. */
   readonly executeSql: (
     text: string,
@@ -71,6 +73,7 @@ export const layerPglite = (
     Effect.map(PgliteClient.PgliteClient, (pglite) => ({
       backend: "pglite" as const,
       url: Option.none(),
+      dataDir: memory ? Option.none() : Option.some(options.dir),
       executeSql: pglite.executeSql
     }))
   )
@@ -90,6 +93,7 @@ export const layerPg = (
     Effect.map(PgClient.PgClient, (pg) => ({
       backend: "postgres" as const,
       url: Option.some(options.url),
+      dataDir: Option.none(),
       executeSql: (text: string, values: ReadonlyArray<unknown> = []) =>
         // Outside any transaction the pool hands out a fresh connection; `raw` keeps node-postgres's result shape.
         Effect.map(

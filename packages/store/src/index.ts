@@ -32,5 +32,11 @@ export * as UrlIndexStore from "./UrlIndexStore.js"
 /** Group commit: items from many fibers written in one transaction, each caller resumed once its item is durable. */
 export * as GroupCommit from "./GroupCommit.js"
 
+/** A redo journal in the data directory: records written before an answer is sent, the database written behind. */
+export * as Journal from "./Journal.js"
+
+/** Write-behind buffers: items offered on a request's path, written in batches, none lost at shutdown. */
+export * as WriteBehind from "./WriteBehind.js"
+
 /** Outgoing email, recorded in the outbox table. */
 export * as Mailer from "./Mailer.js"

@@ -32,6 +32,6 @@ describe("Sql.layerConfig", () => {
 
 describe("public exports", () => {
   it("are exactly these modules", () => {
-    expect(Object.keys(Store).sort()).toEqual(["BlobStore", "CacheStore", "DataDirLock", "GroupCommit", "JobQueue", "Mailer", "Migrations", "PgliteClient", "Sql", "UrlIndexStore"])
+    expect(Object.keys(Store).sort()).toEqual(["BlobStore", "CacheStore", "DataDirLock", "GroupCommit", "JobQueue", "Journal", "Mailer", "Migrations", "PgliteClient", "Sql", "UrlIndexStore", "WriteBehind"])
   })
 })

@@ -39,6 +39,13 @@ interface Charge {
   readonly requestId: string
 }
 
+/** What a redo journal needs of the ledger (embedded only): charges counted at once, written later. */
+export interface JournalPart {
+  readonly stage: (charge: Charge) => number
+  readonly unstage: (charge: Charge) => void
+  readonly store: (charges: ReadonlyArray<Charge>, alongside: Fragment) => Effect.Effect<void, SqlError>
+}
+
 /** Credits a charge takes: what was delivered, at most what was reserved. */
 export const chargeOf = (reservation: Reservation, charge: { readonly credits: number }): number =>
   Math.max(0, Math.min(Math.floor(charge.credits), reservation.credits))
@@ -51,6 +58,7 @@ export const make = (
   reserve: (orgId: string, credits: number, options: { readonly ttlMs: number }) => Effect.Effect<Reservation, UsageExceeded | SqlError>
   commit: (reservation: Reservation, charge: { readonly credits: number; readonly requestId: string }) => Effect.Effect<{ remaining: number }, SqlError>
   settle: (charges: ReadonlyArray<Charge>, alongside: (remaining: ReadonlyArray<number>) => Fragment) => Effect.Effect<void, SqlError>
+  journal: JournalPart | undefined
   release: (reservation: Reservation) => Effect.Effect<{ remaining: number }, SqlError>
   balance: (orgId: string) => Effect.Effect<{ remaining: number; cycleStart: Date; cycleEnd: Date | null }, SqlError>
 }, never, Scope.Scope> =>
@@ -68,44 +76,76 @@ export const make = (
      * statement has committed; if it fails they are undone: nothing was charged. Exclusive with reading a balance
      * afresh, so "stored minus unwritten" stays exact.
      */
+    /** The statement that writes charges (as data-modifying CTEs) and `alongside`, one round trip to PGlite's thread. */
+    const chargesWith = (charges: ReadonlyArray<Charge>, alongside: Fragment) => {
+      // One JSON parameter: no placeholder per value to compile on the request thread.
+      const events = charges.flatMap((charge) => {
+        const credits = chargeOf(charge.reservation, charge)
+        return credits > 0 ? [{ org_id: charge.reservation.orgId, request_id: charge.requestId, credits }] : []
+      })
+      return events.length === 0 ? sql`${alongside}` : sql`
+        WITH c AS (SELECT * FROM json_to_recordset(${JSON.stringify(events)}::json) AS t(org_id text, request_id text, credits bigint)),
+        charged AS (
+          UPDATE organizations o SET credits_remaining = o.credits_remaining - s.credits
+          FROM (SELECT org_id, SUM(credits)::bigint AS credits FROM c GROUP BY org_id) s WHERE o.id = s.org_id
+        ),
+        events AS (INSERT INTO credit_events (org_id, request_id, credits) SELECT org_id, request_id, credits FROM c)
+        ${alongside}`
+    }
+
+    /** Counts a charge in memory (its hold becomes an unwritten charge); the balance after it. */
+    const stage = (charge: Charge): number => {
+      const state = states.get(charge.reservation.orgId)
+      if (state === undefined) return 0
+      state.held.delete(charge.reservation.id)
+      state.unwritten += chargeOf(charge.reservation, charge)
+      return state.stored - state.unwritten
+    }
+    /** Takes back a staged charge that was never made durable. */
+    const unstage = (charge: Charge): void => {
+      const state = states.get(charge.reservation.orgId)
+      if (state !== undefined) state.unwritten -= chargeOf(charge.reservation, charge)
+    }
+    /** After staged charges were written (or not): stored once committed, no longer unwritten either way. */
+    const written = (charges: ReadonlyArray<Charge>, committed: boolean, undo: boolean) => {
+      for (const charge of charges) {
+        const state = states.get(charge.reservation.orgId)
+        if (state === undefined) continue
+        const credits = chargeOf(charge.reservation, charge)
+        if (committed) state.stored -= credits
+        if (committed || undo) state.unwritten -= credits
+      }
+    }
+
+    /**
+     * Charges a group and writes `alongside` (given each charge's remaining balance, in order) in one statement. In
+     * memory the charges count at once (so concurrent reservations see them) and become stored once the statement has
+     * committed; if it fails they are undone: nothing was charged. Exclusive with reading a balance afresh, so
+     * "stored minus unwritten" stays exact.
+     */
     const settle = (charges: ReadonlyArray<Charge>, alongside: (remaining: ReadonlyArray<number>) => Fragment): Effect.Effect<void, SqlError> => {
       // A charge's organization is known from its reservation; it is read afresh only if this process forgot it.
       const forgotten = charges.filter((charge) => !states.has(charge.reservation.orgId))
       const known = forgotten.length === 0 ? Effect.void : Effect.forEach(forgotten, (charge) =>
         Effect.flatMap(Clock.currentTimeMillis, (ms) => reload(charge.reservation.orgId, new Date(ms))), { discard: true })
       return Effect.zipRight(known, io.withPermits(1)(Effect.suspend(() => {
-        const byOrg = new Map<string, number>()
-        const events: Array<{ org_id: string; request_id: string; credits: number }> = []
-        const remaining: Array<number> = []
-        for (const charge of charges) {
-          const orgId = charge.reservation.orgId
-          const state = states.get(orgId)!
-          state.held.delete(charge.reservation.id)
-          const credits = chargeOf(charge.reservation, charge)
-          state.unwritten += credits
-          byOrg.set(orgId, (byOrg.get(orgId) ?? 0) + credits)
-          if (credits > 0) events.push({ org_id: orgId, request_id: charge.requestId, credits })
-          remaining.push(state.stored - state.unwritten)
-        }
-        // One JSON parameter: no placeholder per value to compile on the request thread.
-        const statement = events.length === 0 ? sql`${alongside(remaining)}` : sql`
-          WITH c AS (SELECT * FROM json_to_recordset(${JSON.stringify(events)}::json) AS t(org_id text, request_id text, credits bigint)),
-          charged AS (
-            UPDATE organizations o SET credits_remaining = o.credits_remaining - s.credits
-            FROM (SELECT org_id, SUM(credits)::bigint AS credits FROM c GROUP BY org_id) s WHERE o.id = s.org_id
-          ),
-          events AS (INSERT INTO credit_events (org_id, request_id, credits) SELECT org_id, request_id, credits FROM c)
-          ${alongside(remaining)}`
-        return Effect.onExit(Effect.asVoid(statement), (exit) =>
-          Effect.sync(() => {
-            for (const [orgId, credits] of byOrg) {
-              const state = states.get(orgId)
-              if (state === undefined) continue
-              state.unwritten -= credits
-              if (Exit.isSuccess(exit)) state.stored -= credits
-            }
-          }))
+        const remaining = charges.map(stage)
+        return Effect.onExit(Effect.asVoid(chargesWith(charges, alongside(remaining))), (exit) =>
+          Effect.sync(() => written(charges, Exit.isSuccess(exit), true)))
       })))
+    }
+
+    /**
+     * For a redo journal (`Journal`): `stage` counts a charge in memory at once, and `store` writes staged charges later
+     * with `alongside`, in one statement; charges whose write fails stay staged (unwritten) for the next try.
+     */
+    const journal = {
+      stage,
+      unstage,
+      store: (charges: ReadonlyArray<Charge>, alongside: Fragment): Effect.Effect<void, SqlError> =>
+        io.withPermits(1)(Effect.suspend(() =>
+          Effect.onExit(Effect.asVoid(chargesWith(charges, alongside)), (exit) =>
+            Effect.sync(() => written(charges, Exit.isSuccess(exit), false)))))
     }
 
     const isStale = (state: OrgState | undefined, at: Date): boolean =>
@@ -174,6 +214,7 @@ export const make = (
           const state = states.get(orgId)
           return state === undefined || isStale(state, at) ? Effect.flatMap(reload(orgId, at), hold) : hold(state)
         }),
+      journal,
       commit: (reservation, charge) => {
         let after = 0
         return Effect.map(

@@ -56,7 +56,7 @@ export const leftover = (dir: string): { readonly records: ReadonlyArray<string>
 export const open = (dir: string, options: { readonly segmentRecords?: number } = {}): Journal => {
   const folder = path.join(dir, journalDir)
   fs.mkdirSync(folder, { recursive: true })
-  const perSegment = options.segmentRecords ?? 20_000
+  const perSegment = options.segmentRecords ?? 5_000
   const stamp = `${Date.now()}-${process.pid}`
   let serial = 0
   // Segments oldest first; `end` is the number of records appended up to and including the segment.

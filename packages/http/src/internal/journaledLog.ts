@@ -49,9 +49,13 @@ export const make = (options: {
     if (left.records.length > 0) {
       let applied = 0
       for (let i = 0; i < left.records.length; i += REPLAY_CHUNK) {
-        const lines = left.records.slice(i, i + REPLAY_CHUNK).map((line) => JSON.parse(line) as { c: { o: string; r: string; n: number } | null; l: unknown })
-        const rows = lines.map((line) => JSON.stringify(line.l))
-        const charges = lines.flatMap((line) => line.c === null ? [] : [{ org_id: line.c.o, request_id: line.c.r, credits: line.c.n }])
+        const lines = left.records.slice(i, i + REPLAY_CHUNK)
+        // The row goes back as the exact text journaled (`{"c":<charge>,"l":<row>}`; a charge holds ids and a number).
+        const rows = lines.map((line) => line.slice(line.indexOf(',"l":') + 5, -1))
+        const charges = lines.flatMap((line) => {
+          const charge = (JSON.parse(line.slice(5, line.indexOf(',"l":'))) as { o: string; r: string; n: number } | null)
+          return charge === null ? [] : [{ org_id: charge.o, request_id: charge.r, credits: charge.n }]
+        })
         const [result] = yield* sql<{ n: string | number }>`
           WITH r AS (
             INSERT INTO request_logs (${sql.literal(columns)})

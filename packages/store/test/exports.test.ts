@@ -5,7 +5,8 @@ import * as Store from "../src/index.js"
 describe("@sift/store exports", () => {
   it("exposes exactly the public modules", () => {
     expect(Object.keys(Store).sort()).toEqual([
-      "BlobStore", "CacheStore", "DataDirLock", "GroupCommit", "JobQueue", "Mailer", "Migrations", "PgliteClient", "Sql", "UrlIndexStore"
+      "BlobStore", "CacheStore", "DataDirLock", "GroupCommit", "JobQueue", "Journal", "Mailer", "Migrations", "PgliteClient", "Sql", "UrlIndexStore",
+      "WriteBehind"
     ])
   })
 

@@ -8,12 +8,12 @@
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
-import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as FixtureSite from "../../../core/test/support/FixtureSite.js"
+import { freePort } from "../support/freePort.js"
 
 const root = fileURLToPath(new URL("../../../../", import.meta.url))
 const runs = process.env.CI === "true"
@@ -26,16 +26,6 @@ const readmeLines = (heading: string): Array<string> => {
   if (block === null) throw new Error(`no sh block under ${heading} in README.md`)
   return block[1]!.split("\n").map((line) => line.replace(/\s+#.*$/, "").trim()).filter((line) => line !== "")
 }
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = net.createServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as net.AddressInfo
-      probe.close(() => resolve(port))
-    })
-  })
 
 interface Shell {
   readonly child: ChildProcess

@@ -12,6 +12,7 @@ import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import { afterAll, describe, expect, inject, it } from "vitest"
 import { jsonLines, root, spawnNode, startServer, stopServer } from "./support/process.js"
+import { freePort } from "../support/freePort.js"
 
 const bin = path.join(root, "packages/http/src/bin.ts")
 const made: Array<string> = []
@@ -21,17 +22,6 @@ const tempDir = () => {
   return dir
 }
 afterAll(() => made.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })))
-
-/** A port that was free a moment ago (the test's own; never the default 3002). */
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = net.createServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as net.AddressInfo
-      probe.close(() => resolve(port))
-    })
-  })
 
 /** The outcome of one request made while the server starts. */
 type Outcome =

@@ -154,6 +154,8 @@ export interface GatherOptions {
   readonly maxPages?: number
   /** URLs known for the domain (from a URL index), used besides the homepage's links. */
   readonly knownUrls?: ReadonlyArray<string>
+  /** The page to read first instead of the homepage (a URL input, read as given). */
+  readonly startUrl?: string
 }
 
 const decode = (body: Uint8Array): string => new TextDecoder("utf-8", { fatal: false }).decode(body)
@@ -174,9 +176,12 @@ export const gather = (
   Effect.gen(function*() {
     const budget = Duration.millis(options.timeoutMs ?? 15_000)
     const started = Date.now()
-    const home = yield* fetchPage(`https://${domain}/`).pipe(
+    const first = options.startUrl ?? `https://${domain}/`
+    // An https address that does not answer is tried once over http (same host, port and path).
+    const plain = first.startsWith("https:") ? `http:${first.slice("https:".length)}` : undefined
+    const home = yield* fetchPage(first).pipe(
       Effect.catchTag("WebsiteError", (error) =>
-        error.reason === "Unreachable" || error.reason === "Timeout" ? fetchPage(`http://${domain}/`) : Effect.fail(error))
+        plain !== undefined && (error.reason === "Unreachable" || error.reason === "Timeout") ? fetchPage(plain) : Effect.fail(error))
     )
     const left = Math.max(0, Duration.toMillis(budget) - (Date.now() - started))
     const urls = informativePages(home, options.knownUrls, options.maxPages ?? 3)

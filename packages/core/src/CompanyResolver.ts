@@ -1,5 +1,6 @@
 /**
- * Turns the `input` of GET /web/naics into a domain: a valid domain or URL is used directly; anything else is a company
+ * Turns the `input` of GET /web/naics into a domain: a valid domain is used directly, a URL (also one whose host is an IP
+ * or carries a port) is read as given, path kept, through the Fetcher's address guard; anything else is a company
  * name, looked up first in a `CompanyIndex` (the URL index: names and titles of known sites) and then through a
  * `CompanySearch` provider (SearXNG at `SIFT_SEARXNG_URL`). With neither able to answer, the name fails with
  * `SearchUnavailable` (503 `SEARCH_UNAVAILABLE`); a search that finds nothing fails with `NotFound`
@@ -43,6 +44,40 @@ export const domainOf = (input: string): string | undefined => {
   }
 }
 
+/** What an input names: the company's domain (the answer's `domain`) and, for a URL, the page to read first. */
+export interface Target {
+  readonly domain: string
+  /** The URL exactly as given (path and port kept), when the input was a URL; else the homepage is read. */
+  readonly url?: string
+}
+
+const ipv4 = /^\d{1,3}(?:\.\d{1,3}){3}$/
+
+/**
+ * The target named by a domain or URL input, or `undefined` when the input is a name. A URL with a path, a port or an
+ * IP host is read as given; its `domain` is the host (with the port, when given).
+ */
+export const targetOf = (input: string): Target | undefined => {
+  const text = input.trim()
+  if (/\s/.test(text)) return undefined
+  const schemed = /^[a-z][a-z0-9+.-]*:\/\//i.test(text)
+  let url: URL
+  try {
+    url = new URL(schemed ? text : `http://${text}`)
+  } catch {
+    return undefined
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:" || url.username !== "" || url.password !== "") return undefined
+  const host = url.hostname.toLowerCase()
+  const ip = ipv4.test(host) || host.startsWith("[")
+  // With a scheme any host is a URL (`http://localhost:8080/`); without one, only an IP or a dotted host name is.
+  if (host === "" || !schemed && !ip && !hostname.test(host.replace(/^www\./, ""))) return undefined
+  // A domain, or a URL of its homepage, is read from the homepage (https, then http); other URLs exactly as given.
+  if (!ip && url.port === "" && (!schemed || url.pathname === "/" && url.search === "")) return { domain: host.replace(/^www\./, "") }
+  const domain = ip ? url.host.toLowerCase() : `${host.replace(/^www\./, "")}${url.port === "" ? "" : `:${url.port}`}`
+  return { domain, url: url.href }
+}
+
 /** The first result that looks like a company's own site. */
 export const pickDomain = (urls: ReadonlyArray<string>): string | undefined => {
   for (const url of urls) {
@@ -54,17 +89,21 @@ export const pickDomain = (urls: ReadonlyArray<string>): string | undefined => {
 
 /** Resolves an input to a domain. */
 export const resolve = (input: string): Effect.Effect<string, InvalidRequest | WebsiteError> =>
+  Effect.map(resolveTarget(input), (target) => target.domain)
+
+/** Resolves an input to a target: a URL is kept as given, a domain read from its homepage, a name searched. */
+export const resolveTarget = (input: string): Effect.Effect<Target, InvalidRequest | WebsiteError> =>
   Effect.gen(function*() {
     const text = input.trim()
     if (text.length < 4) {
       return yield* new InvalidRequest({ reason: "Invalid", field: "input", detail: "must be at least 4 characters" })
     }
-    const direct = domainOf(text)
+    const direct = targetOf(text)
     if (direct !== undefined) return direct
     const index = yield* Effect.serviceOption(CompanyIndex)
     if (Option.isSome(index)) {
       const found = yield* index.value.findDomain(text)
-      if (Option.isSome(found)) return found.value
+      if (Option.isSome(found)) return { domain: found.value }
     }
     const search = yield* Effect.serviceOption(CompanySearch)
     if (Option.isNone(search)) {
@@ -72,7 +111,7 @@ export const resolve = (input: string): Effect.Effect<string, InvalidRequest | W
     }
     const domain = pickDomain(yield* search.value.search(text))
     if (domain === undefined) return yield* new WebsiteError({ reason: "NotFound", url: text, detail: "no website found for this name" })
-    return domain
+    return { domain }
   })
 
 /** A `CompanySearch` over a SearXNG instance's JSON API (`/search?format=json`). */

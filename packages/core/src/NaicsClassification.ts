@@ -64,14 +64,14 @@ export const classifyNaicsEffect = (
       return yield* new InvalidRequest({ reason: "Invalid", field: "minResults", detail: "must not exceed maxResults" })
     }
     const deadline = yield* Deadline.make(options.timeoutMs ?? 30_000, options.timeoutBehavior ?? "fail")
-    const domain = yield* CompanyResolver.resolve(input)
+    const { domain, url: startUrl } = yield* CompanyResolver.resolveTarget(input)
     const left = yield* Deadline.remaining(deadline)
     // Inner budget a little under the outer one, so internal pages are cut (partial) before the homepage's guard fires.
     const gatherMs = Math.max(1, left - deadline.reserveMs - Math.min(250, Math.floor(left / 10)))
     // Pages the URL index already knows on the domain join the homepage's links as candidates for about/services pages.
     const index = yield* Effect.serviceOption(CompanyResolver.CompanyIndex)
     const knownUrls = Option.isSome(index) && index.value.pagesOf !== undefined ? yield* index.value.pagesOf(domain) : []
-    const evidence = yield* Deadline.gather(deadline, CompanyEvidence.gather(domain, { timeoutMs: gatherMs, knownUrls }))
+    const evidence = yield* Deadline.gather(deadline, CompanyEvidence.gather(domain, { timeoutMs: gatherMs, knownUrls, ...(startUrl === undefined ? {} : { startUrl }) }))
     if (Option.isNone(evidence)) return yield* Deadline.expired(deadline, "before the homepage was read")
     if (evidence.value.partial === true && deadline.behavior === "fail") {
       return yield* Deadline.expired(deadline, "while reading the company's pages")

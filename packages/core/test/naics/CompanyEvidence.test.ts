@@ -115,6 +115,40 @@ describe("CompanyEvidence", () => {
     expect(Exit.isSuccess(withIndex) && withIndex.value.codes[0]).toMatchObject({ code: "112120" })
   })
 
+  it("reads a URL whose host is an IP with a port as given, path kept, under the address guard", async () => {
+    // The site root says dentist; only the given path says brewery, so the answer shows which page was read.
+    const seen: Array<string> = []
+    const acme = createServer((req, res) => {
+      seen.push(req.url ?? "")
+      const body = req.url === "/acme/"
+        ? page("Acme Brewing | Brewery & Taproom", "Independent craft brewery.",
+          "<h1>Beer brewed here</h1><p>We brew ales and lagers in our brewhouse and pour them in our taproom.</p>", ["About"])
+        : req.url === "/"
+        ? page("Greenfield Dental", "Family dentistry.", "<h1>Healthy smiles</h1><p>Our dentists clean and fill teeth.</p>")
+        : undefined
+      res.writeHead(body === undefined ? 404 : 200, { "content-type": "text/html" }).end(body ?? "<h1>Not found</h1>")
+    })
+    await new Promise<void>((resolve) => acme.listen(0, "127.0.0.1", resolve))
+    try {
+      const at = `127.0.0.1:${(acme.address() as AddressInfo).port}`
+      expect(CompanyResolver.targetOf(`http://${at}/acme/`)).toEqual({ domain: at, url: `http://${at}/acme/` })
+      expect(CompanyResolver.targetOf(`${at}/acme/`)).toEqual({ domain: at, url: `http://${at}/acme/` })
+      // No search provider is configured: a URL must never be taken for a name (that was 503 SEARCH_UNAVAILABLE).
+      const exit = await run(classifyNaicsEffect(`http://${at}/acme/`, { maxResults: 3 }))
+      expect(Exit.isSuccess(exit) && exit.value).toMatchObject({ domain: at, codes: [{ code: "312120" }, {}, {}] })
+      expect(seen[0]).toBe("/acme/")
+      expect(seen).not.toContain("/")
+      // The default guard refuses the loopback address: WEBSITE_ACCESS_ERROR, not a search.
+      const guarded = await Effect.runPromiseExit(
+        classifyNaicsEffect(`http://${at}/acme/`).pipe(Effect.provide(Fetcher.layer({})), Effect.scoped)
+      )
+      expect(Exit.isFailure(guarded) && guarded.cause._tag === "Fail" && guarded.cause.error).toMatchObject({ reason: "PrivateAddress" })
+      expect(seen).toHaveLength(2)
+    } finally {
+      await new Promise<void>((resolve) => acme.close(() => resolve()))
+    }
+  })
+
   it("resolves a name through the company index", async () => {
     const exit = await run(classifyNaicsEffect("Kettleworks Brewing"), CompanyResolver.layerIndexMemory({ "kettleworks brewing": "kettleworks.test" }))
     expect(Exit.isSuccess(exit) && exit.value.domain).toBe("kettleworks.test")

@@ -16,6 +16,18 @@ describe("CompanyResolver", () => {
     expect(CompanyResolver.pickDomain(["https://en.wikipedia.org/wiki/Acme", "https://www.acme.test/"])).toBe("acme.test")
   })
 
+  it("takes a URL with an IP host, a port or a path as given", () => {
+    expect(CompanyResolver.targetOf("http://127.0.0.1:8080/acme/")).toEqual({ domain: "127.0.0.1:8080", url: "http://127.0.0.1:8080/acme/" })
+    expect(CompanyResolver.targetOf("10.1.2.3")).toEqual({ domain: "10.1.2.3", url: "http://10.1.2.3/" })
+    expect(CompanyResolver.targetOf("http://localhost:3000/shop?x=1")).toEqual({ domain: "localhost:3000", url: "http://localhost:3000/shop?x=1" })
+    expect(CompanyResolver.targetOf("acme.test:8443/about")).toEqual({ domain: "acme.test:8443", url: "http://acme.test:8443/about" })
+    expect(CompanyResolver.targetOf("https://www.acme.test/brewing/")).toEqual({ domain: "acme.test", url: "https://www.acme.test/brewing/" })
+    expect(CompanyResolver.targetOf("https://www.acme.test/")).toEqual({ domain: "acme.test" })
+    expect(CompanyResolver.targetOf("acme.test")).toEqual({ domain: "acme.test" })
+    expect(CompanyResolver.targetOf("Acme Tools")).toBeUndefined()
+    expect(CompanyResolver.targetOf("ftp://acme.test/")).toBeUndefined()
+  })
+
   it.effect("refuses inputs shorter than 4 characters", () =>
     Effect.gen(function*() {
       const exit = yield* Effect.exit(CompanyResolver.resolve("abc"))

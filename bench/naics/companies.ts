@@ -1,8 +1,10 @@
 /**
  * The NAICS evaluation set: invented companies on `.test` domains, each with the code a careful analyst would assign
  * (and acceptable alternatives), across all 20 sectors, including deliberately ambiguous businesses. `site.ts` turns
- * each into a homepage (and an about page when `about` is given). Every third company (index % 3 === 2) is held out.
+ * each into a homepage (and an about page when `about` is given). Every third company (index % 3 === 2) is held out;
+ * companies are only ever appended (`moreCompanies.ts`), so that rule keeps each company on its side.
  */
+import { more } from "./moreCompanies.js"
 
 /** One labelled company. */
 export interface Company {
@@ -23,6 +25,14 @@ export interface Company {
   /** schema.org type in JSON-LD, when the site has one. */
   readonly jsonLd?: string
   readonly about?: string
+  /**
+   * How the site is laid out (default `classic`: hero, sections with headings): `shop` (product grid with prices and a
+   * cart), `menu` (priced menu), `story` (prose without section headings), `minimal` (a vague homepage: the about page
+   * says what the company does), `corporate` (group pages with investors and news), `saas` (features and plan prices).
+   */
+  readonly layout?: "classic" | "shop" | "menu" | "story" | "minimal" | "corporate" | "saas"
+  /** Items the site prices, [item, price]: products, menu dishes, plans. */
+  readonly offers?: ReadonlyArray<readonly [string, string]>
 }
 
 const c = (company: Company): Company => company
@@ -43,8 +53,8 @@ export const companies: ReadonlyArray<Company> = [
     title: "Blue Heron Oyster Co.", description: "We farm oysters in the cold tidal waters of Cape Bay and ship them to restaurants.",
     h1: "Farm-raised oysters from Cape Bay", nav: ["Our Oysters", "The Farm", "Restaurants", "Order"],
     sections: [["From seed to shell", "We raise our oysters in floating cages for two to three years, tumbling them for deep cups."], ["For chefs", "Harvested to order and shipped overnight to restaurants."]] }),
-  c({ name: "Tall Timber Logging", domain: "talltimberlogging.test", code: "113310",
-    title: "Tall Timber Logging LLC", description: "Timber harvesting and log hauling for private landowners in northern Minnesota.",
+  c({ name: "Tall Timber", domain: "talltimber.test", code: "113310",
+    title: "Tall Timber LLC", description: "Timber harvesting and log hauling for private landowners in northern Minnesota.",
     h1: "Responsible timber harvesting", nav: ["Services", "Landowners", "Equipment", "Contact"],
     sections: [["Harvesting", "Our crews cut and skid timber with modern feller bunchers and forwarders."], ["Log hauling", "We deliver logs to sawmills and paper mills."]] }),
   c({ name: "Sunfield Greens", domain: "sunfieldgreens.test", code: "111419", alternates: ["111219"],
@@ -98,7 +108,7 @@ export const companies: ReadonlyArray<Company> = [
     h1: "Harnessing the wind", nav: ["Wind Farms", "Landowners", "Community", "Contact"],
     sections: [["Our wind farms", "210 turbines generating 650 MW of clean electricity."]] }),
   c({ name: "Tri-County Gas", domain: "tricountygas.test", code: "221210",
-    title: "Tri-County Gas Company", description: "Natural gas distribution utility serving homes and businesses in three counties.",
+    title: "Tri-County Gas Company", description: "The utility delivering natural gas to homes and businesses in three counties.",
     h1: "Natural gas service you can count on", nav: ["Pay Bill", "Start Service", "Safety", "Smell Gas?"],
     sections: [["Smell gas? Act fast", "Leave the area and call our emergency line."], ["Service", "We deliver natural gas through 2,000 miles of pipe."]] }),
   c({ name: "Harbor Reclamation Authority", domain: "harborreclamation.test", code: "221320",
@@ -152,7 +162,7 @@ export const companies: ReadonlyArray<Company> = [
     h1: "Small-batch roasted coffee", nav: ["Shop Coffee", "Subscriptions", "Wholesale", "Our Roastery"],
     sections: [["Our roastery", "We roast single-origin beans on a Probat roaster."], ["Wholesale", "Roasting for 120 cafes and restaurants."]] }),
   c({ name: "Voltcell Batteries", domain: "voltcell.test", code: "335910",
-    title: "Voltcell – Lithium-Ion Battery Manufacturing", description: "We manufacture lithium-ion battery cells and packs for electric vehicles and energy storage.",
+    title: "Voltcell – Lithium-Ion Cells & Packs", description: "We manufacture lithium-ion battery cells and packs for electric vehicles and energy storage.",
     h1: "Battery cells made in America", nav: ["Products", "Technology", "Manufacturing", "Careers"],
     sections: [["Products", "Cylindrical cells and battery packs."], ["Gigafactory", "Our plant produces 10 GWh of cells per year."]] }),
   c({ name: "Ridgeline Bikes", domain: "ridgelinebikes.test", code: "336991", alternates: ["459110"],
@@ -367,7 +377,7 @@ export const companies: ReadonlyArray<Company> = [
   c({ name: "Sparkle Clean Services", domain: "sparkleclean.test", code: "561720",
     title: "Sparkle Clean – Commercial Cleaning", description: "Janitorial and office cleaning services for businesses.",
     h1: "Clean offices, happy people", nav: ["Services", "Industries", "Get a Quote"],
-    sections: [["Janitorial services", "Nightly office cleaning and floor care."]] }),
+    sections: [["Janitorial", "Nightly office cleaning and floor care."]] }),
   c({ name: "Greenway Lawn & Landscape", domain: "greenwaylawn.test", code: "561730",
     title: "Greenway Lawn & Landscape", description: "Lawn care, mowing, mulching and landscape maintenance.",
     h1: "A yard you will love", nav: ["Lawn Care", "Landscaping", "Snow Removal", "Quote"],
@@ -535,7 +545,9 @@ export const companies: ReadonlyArray<Company> = [
     h1: "Willow County", nav: ["Departments", "Commissioners", "Property Tax", "Elections"],
     sections: [["County services", "Property tax, elections and permits."]] }),
   c({ name: "Metro Fire Rescue", domain: "metrofire.test", code: "922160",
-    title: "Metro Fire Rescue", description: "Fire protection and emergency medical services for the metro district.",
+    title: "Metro Fire Rescue", description: "Firefighting, rescue and emergency medical services for the metro district.",
     h1: "Protecting lives and property", nav: ["Stations", "Fire Prevention", "Careers"],
-    sections: [["Fire prevention", "Inspections and smoke alarms."]], jsonLd: "FireStation" })
+    sections: [["Fire prevention", "Inspections and smoke alarms."]], jsonLd: "FireStation" }),
+  // Appended (issue 23): other authors, other layouts, the sectors and confusions where the classifier was weakest.
+  ...more
 ]

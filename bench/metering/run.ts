@@ -1,19 +1,26 @@
 /**
  * What metering costs per API request, on PGlite and (when reachable) PostgreSQL: `authenticate` (cached and uncached),
- * `RateLimiter.hit`, and `reserve` + `commit`, each timed over a loop and printed as a ratio of one `SELECT 1` round
- * trip measured in the same run on the same backend (the machine is shared, so ratios matter, not milliseconds).
+ * `RateLimiter.hit`, `reserve` + `commit`, and a charged request as the service makes it (`reserve`, then `settle` with
+ * a log row through a group commit, as `RequestLog` does), each timed over a loop and printed as a ratio of one
+ * `SELECT 1` round trip measured in the same run on the same backend (the machine is shared, so ratios matter, not
+ * milliseconds). On PostgreSQL the charged requests of one organization per second are printed too, and the round trips
+ * per charged request, counted by a relay in front of the server (`Sync` and `Query` messages).
+ *
+ * Targets (issue 24, item 3): at most 2 round trips per charged request; charged requests/s of one organization at 8
+ * concurrent at least 4× what the row-locked ledger did (about 900/s on this machine).
  *
  *   npm run bench -- metering [--loops 2000] [--concurrency 8]
  *
  * PostgreSQL comes from `DATABASE_URL`, else the local test cluster of `scripts/postgres.mjs` when there is one.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Migrations, Sql } from "@sift/store"
+import { GroupCommit, Migrations, Sql } from "@sift/store"
 import { Clock, Effect, Layer, Redacted } from "effect"
 import { parseArgs } from "node:util"
 // @ts-expect-error: a plain ESM script without type declarations
 import { ensurePostgres } from "../../scripts/postgres.mjs"
 import * as Auth from "@sift/auth"
+import { countRoundTrips } from "../../packages/auth/test/support/roundTrips.js"
 
 const { values } = parseArgs({ options: { loops: { type: "string", default: "2000" }, concurrency: { type: "string", default: "8" } } })
 const loops = Number(values.loops)
@@ -41,7 +48,27 @@ const skipping = (): Clock.Clock => {
   }
 }
 
-const measure = Effect.gen(function*() {
+/** A charged request as the service makes it: reserve, then settle with a log row in a group commit. */
+const chargedRequests = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const ledger = yield* Auth.CreditLedger.CreditLedger
+  yield* sql`CREATE TABLE IF NOT EXISTS bench_metering_rows (request_id text PRIMARY KEY, remaining bigint NOT NULL)`
+  const commits = yield* GroupCommit.make<Auth.CreditLedger.Charge, void, unknown>({
+    maxBatch: 1_000,
+    write: (batch) =>
+      Effect.as(
+        ledger.settle(batch, (remaining) =>
+          sql`INSERT INTO bench_metering_rows (request_id, remaining)
+            SELECT request_id, remaining FROM json_to_recordset(${JSON.stringify(batch.map((charge, i) => ({ request_id: charge.requestId, remaining: remaining[i] })))}::json)
+            AS t(request_id text, remaining bigint)`),
+        batch.map(() => undefined)
+      )
+  })
+  return (orgId: string, requestId: string) =>
+    Effect.flatMap(ledger.reserve(orgId, 1, { ttlMs: 60_000 }), (reservation) => commits.submit({ reservation, credits: 1, requestId }))
+})
+
+const measure = (relayed?: { readonly count: () => number }) => Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const accounts = yield* Auth.Accounts.Accounts
   const keys = yield* Auth.ApiKeys.ApiKeys
@@ -64,10 +91,31 @@ const measure = Effect.gen(function*() {
     yield* timed(`reserve + commit, ${concurrency} at once`, loops, (i) =>
       Effect.flatMap(ledger.reserve(org.id, 1, { ttlMs: 60_000 }), (r) => ledger.commit(r, { credits: 1, requestId: `c${i}` })), concurrency)
   ]
+  const charged = yield* chargedRequests
+  rows.push(
+    yield* timed("charged request (reserve + settle)", loops, (i) => charged(org.id, `${suffix}-s${i}`)),
+    yield* timed(`charged request, ${concurrency} at once`, loops, (i) => charged(org.id, `${suffix}-p${i}`), concurrency)
+  )
   const baseline = rows[0]!.perCall
   for (const row of rows) {
     console.log(`  ${row.label.padEnd(34)} ${row.perCall.toFixed(3).padStart(8)} ms/call  ${(row.perCall / baseline).toFixed(1).padStart(6)}× baseline`)
   }
+  console.log(`  charged requests/s of one organization: ${(1000 / rows.at(-2)!.perCall).toFixed(0)} one at a time, ${(1000 / rows.at(-1)!.perCall).toFixed(0)} at ${concurrency} concurrent (target ≥ 4× ~900)`)
+  if (relayed !== undefined) {
+    const trips = (n: number, body: (i: number) => Effect.Effect<unknown, unknown>, parallel = 1) =>
+      Effect.gen(function*() {
+        const before = relayed.count()
+        yield* Effect.forEach(Array.from({ length: n }, (_, i) => i), body, { concurrency: parallel, discard: true })
+        return ((relayed.count() - before) / n).toFixed(2)
+      })
+    const n = Math.min(loops, 500)
+    const commitTrips = yield* trips(n, (i) =>
+      Effect.flatMap(ledger.reserve(org.id, 1, { ttlMs: 60_000 }), (r) => ledger.commit(r, { credits: 1, requestId: `t${i}` })))
+    const one = yield* trips(n, (i) => charged(org.id, `${suffix}-t1-${i}`))
+    const many = yield* trips(n, (i) => charged(org.id, `${suffix}-t8-${i}`), concurrency)
+    console.log(`  round trips per charged request: reserve + commit ${commitTrips}; reserve + settle ${one} one at a time, ${many} at ${concurrency} concurrent (target ≤ 2)`)
+  }
+  yield* sql`DROP TABLE IF EXISTS bench_metering_rows`
 })
 
 const migrated = (layer: Layer.Layer<SqlClient.SqlClient | Sql.Database, unknown>) =>
@@ -81,10 +129,18 @@ const url: string | undefined = process.env.DATABASE_URL || (() => {
 
 console.log(`metering: ${loops} calls per row`)
 console.log("pglite (memory)")
-await Effect.runPromise(Effect.provide(measure, migrated(Sql.layerPglite({ dir: "memory://" }))))
+await Effect.runPromise(Effect.scoped(Effect.provide(measure(), migrated(Sql.layerPglite({ dir: "memory://" })))))
 if (url === undefined) {
   console.log("postgres: skipped (no DATABASE_URL and no local cluster)")
 } else {
   console.log("postgres")
-  await Effect.runPromise(Effect.provide(measure, migrated(Sql.layerPg({ url: Redacted.make(url) }))))
+  await Effect.runPromise(Effect.scoped(Effect.provide(measure(), migrated(Sql.layerPg({ url: Redacted.make(url) })))))
+  // The same again through a relay that counts round trips (its own timings are not printed: the relay adds latency).
+  const relay = await countRoundTrips(url)
+  try {
+    console.log("postgres, through a relay counting round trips (timings include the relay)")
+    await Effect.runPromise(Effect.scoped(Effect.provide(measure(relay), migrated(Sql.layerPg({ url: Redacted.make(relay.url) })))))
+  } finally {
+    await relay.close()
+  }
 }

@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer, Option } from "effect"
+import { LRUCache } from "lru-cache"
 
 /** A stored value and when it was stored (epoch milliseconds). */
 export interface CacheEntry {
@@ -35,40 +36,27 @@ export const makeMemory = (options: MemoryOptions = {}): Cache["Type"] => {
   const maxBytes = options.maxBytes ?? 256 * 1024 * 1024
   const maxAge = options.maxAgeMs ?? 2_592_000_000
   const now = options.now ?? Date.now
-  // A Map iterates in insertion order, so re-inserting on access makes its first key the least recently used.
-  const entries = new Map<string, CacheEntry>()
-  let bytes = 0
-  const remove = (key: string) => {
-    const entry = entries.get(key)
-    if (entry !== undefined) {
-      bytes -= entry.value.byteLength
-      entries.delete(key)
-    }
-  }
+  // An entry larger than the whole budget is not kept (and drops what its key held).
+  const entries = new LRUCache<string, CacheEntry>({
+    maxSize: maxBytes,
+    sizeCalculation: (entry) => Math.max(1, entry.value.byteLength)
+  })
   return {
     get: (key, maxAgeMs) =>
       Effect.sync(() => {
+        // A read marks the entry used, even one too old for this request.
         const entry = entries.get(key)
         if (entry === undefined) return Option.none()
         const age = now() - entry.storedAt
         if (age > maxAge) {
-          remove(key)
+          entries.delete(key)
           return Option.none()
         }
-        entries.delete(key)
-        entries.set(key, entry)
         return age <= maxAgeMs ? Option.some(entry) : Option.none()
       }),
     set: (key, value) =>
       Effect.sync(() => {
-        remove(key)
-        if (value.byteLength > maxBytes) return
         entries.set(key, { value, storedAt: now() })
-        bytes += value.byteLength
-        for (const oldest of entries.keys()) {
-          if (bytes <= maxBytes) break
-          remove(oldest)
-        }
       })
   }
 }

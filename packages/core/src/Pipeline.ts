@@ -4,11 +4,11 @@
  *
  * @since 0.1.0
  */
-import { Clock, Effect, Option, type Scope } from "effect"
+import { Clock, Context, Effect, Exit, Option, type Scope } from "effect"
 import type { Root } from "hast"
 import { createHash } from "node:crypto"
 import type * as Actions from "./Actions.js"
-import { Cache } from "./Cache.js"
+import { Cache, type CacheEntry } from "./Cache.js"
 import type * as Convert from "./Convert.js"
 import * as ContentFilter from "./ContentFilter.js"
 import * as Deadline from "./Deadline.js"
@@ -27,6 +27,7 @@ import * as ScrapeRequest from "./ScrapeRequest.js"
 import * as Screenshot from "./Screenshot.js"
 import type { CacheMetadata, ScrapeResult } from "./ScrapeResult.js"
 import { type DocumentOptions, textAsMarkdown, toDocument } from "./internal/pipeline/document.js"
+import { type Derived, deriveAfresh, deriveOnce, memosOf } from "./internal/pipeline/memo.js"
 import { decodePage, encodePage, type LoadedPage } from "./internal/pipeline/page.js"
 import { isYouTubeUrl, loadYouTube } from "./internal/convert/youtube/load.js"
 
@@ -42,6 +43,8 @@ export interface Load {
   readonly rendered?: Pick<Renderer.RenderedPage, "finalDOMState" | "actionsApplied" | "actionsHtmlStale"> | undefined
   /** The main document's original bytes when `page.body` is the rendered DOM (for the `bytes` output). */
   readonly originalBody?: Uint8Array | undefined
+  /** The page cache's entry this load read or wrote (its very bytes: formatted results are remembered against it). */
+  readonly cacheEntry?: Uint8Array | undefined
 }
 
 /** The request members that only a browser can honour (see `RenderPlan.requestNeeds`). */
@@ -53,8 +56,8 @@ export const cacheKey = (request: ScrapeRequest.ScrapeRequest): string =>
     .update(JSON.stringify([request.url, request.sharedParams?.country?.toLowerCase() ?? null]))
     .digest("hex")
 
-/** Caching is off for zero-data-retention requests and for requests with forwarded headers. */
-const cacheable = (request: ScrapeRequest.ScrapeRequest): boolean =>
+/** The cache rule: caching is off for zero-data-retention requests and for requests with forwarded headers. */
+export const usesCache = (request: ScrapeRequest.ScrapeRequest): boolean =>
   request.zdr !== "enabled" && Object.keys(request.sharedParams?.headers ?? {}).length === 0
 
 const fetchPage = (request: ScrapeRequest.ScrapeRequest): Effect.Effect<LoadedPage, WebsiteError | InvalidRequest, Fetcher> =>
@@ -81,10 +84,16 @@ const fetchPage = (request: ScrapeRequest.ScrapeRequest): Effect.Effect<LoadedPa
     }
   })
 
-/** Loads the page from the cache when allowed and fresh enough, else from the network (and stores it). */
-const load = (request: ScrapeRequest.ScrapeRequest): Effect.Effect<Load, WebsiteError | InvalidRequest, Fetcher | Cache> =>
+/**
+ * Loads the page from the cache when allowed and fresh enough, else from the network (and stores it). `read` is the
+ * cache's answer when the caller has already asked it (same key, same `maxAgeMs`).
+ */
+const load = (
+  request: ScrapeRequest.ScrapeRequest,
+  read?: Option.Option<CacheEntry>
+): Effect.Effect<Load, WebsiteError | InvalidRequest, Fetcher | Cache> =>
   Effect.gen(function*() {
-    if (!cacheable(request)) {
+    if (!usesCache(request)) {
       const page = yield* fetchPage(request)
       return { page, cache: { status: request.zdr === "enabled" ? "zdr" : "miss", age_ms: 0 }, complete: true } as const
     }
@@ -92,15 +101,18 @@ const load = (request: ScrapeRequest.ScrapeRequest): Effect.Effect<Load, Website
     const key = cacheKey(request)
     const maxAge = request.maxAgeMs ?? ScrapeRequest.DEFAULT_MAX_AGE_MS
     if (maxAge > 0) {
-      const hit = (yield* cache.get(key, maxAge)).pipe(Option.flatMapNullable((entry) => decodePage(entry.value)))
-      if (Option.isSome(hit)) {
+      const found = read ?? (yield* cache.get(key, maxAge))
+      const page = Option.isSome(found) ? decodePage(found.value.value) : undefined
+      if (page !== undefined) {
         const now = yield* Clock.currentTimeMillis
-        return { page: hit.value, cache: { status: "hit", age_ms: Math.max(0, now - hit.value.fetchedAt) }, complete: true } as const
+        const age = Math.max(0, now - page.fetchedAt)
+        return { page, cache: { status: "hit", age_ms: age }, complete: true, cacheEntry: Option.getOrThrow(found).value } as const
       }
     }
     const page = yield* fetchPage(request)
-    yield* cache.set(key, encodePage(page))
-    return { page, cache: { status: "miss", age_ms: 0 }, complete: true } as const
+    const entry = encodePage(page)
+    yield* cache.set(key, entry)
+    return { page, cache: { status: "miss", age_ms: 0 }, complete: true, cacheEntry: entry } as const
   })
 
 /** The content filters: include selectors, then exclude selectors (exclusion wins), then main-content extraction. */
@@ -129,15 +141,36 @@ const documentOptions = (request: ScrapeRequest.ScrapeRequest, options: RunOptio
 export interface DocumentInfo {
   /** Undefined when only the bytes were asked for (nothing was converted). */
   readonly type: Convert.DocumentType | undefined
+  /** PDF pages whose text OCR recovered: the cost basis of OCR (one credit each on the service). */
   readonly ocrPages: number
 }
 
-// A symbol-keyed member: JSON bodies never show it, object spreads of a result keep it.
-const documentInfoKey = Symbol.for("@sift/core/Pipeline/DocumentInfo")
+/** What the browser did for a result; `rendered` false for a static load. */
+export interface RenderInfo {
+  readonly rendered: boolean
+  readonly finalDOMState: Renderer.DomState
+  readonly actionsApplied?: ReadonlyArray<Actions.ActionOutcome> | undefined
+  readonly actionsHtmlStale?: boolean | undefined
+}
 
-/** The document type and OCR pages behind a result (for billing OCR and the HTML endpoint's `type`). */
-export const documentInfo = (result: ScrapeResult): DocumentInfo =>
-  (result as { [documentInfoKey]?: DocumentInfo })[documentInfoKey] ?? { type: undefined, ocrPages: 0 }
+export type { Derived } from "./internal/pipeline/memo.js"
+
+/** A result and the facts behind it that its JSON does not carry (what was converted, what the browser did). */
+export interface Outcome {
+  readonly result: ScrapeResult
+  readonly document: DocumentInfo
+  readonly render: RenderInfo
+  /** Values derived from `result`, computed once while a remembered result is reused (afresh otherwise). */
+  readonly derived: Derived
+}
+
+/** The outcome of a result made without the pipeline (a cached screenshot, say): nothing converted or rendered. */
+export const outcomeOf = (result: ScrapeResult): Outcome => ({
+  result,
+  document: { type: undefined, ocrPages: 0 },
+  render: { rendered: false, finalDOMState: result.isPartial ? "still-loading" : "complete" },
+  derived: deriveAfresh
+})
 
 /** Builds every requested output from a loaded page: converting documents (PDF, office, OCR) may spawn tools and
  * is interruptible; the rest is CPU work. The caller bounds it with the deadline. */
@@ -145,7 +178,7 @@ export const format = (
   request: ScrapeRequest.ScrapeRequest,
   load: Load,
   options: RunOptions = {}
-): Effect.Effect<ScrapeResult, ContentError | InvalidRequest> =>
+): Effect.Effect<Outcome, ContentError | InvalidRequest> =>
   Effect.gen(function*() {
     const { page } = load
     const onlyBytes = ScrapeRequest.formatNames.every((name) => name === "bytes" || !request.wants(name))
@@ -182,19 +215,13 @@ export const format = (
       cache_metadata: load.cache,
       ...(load.complete ? {} : { isPartial: true as const })
     }
-    const info: DocumentInfo = { type: document?.type, ocrPages: document?.ocrPages ?? 0 }
-    return Object.assign(result, { [documentInfoKey]: info, [renderInfoKey]: renderInfoOf(load) })
+    return {
+      result,
+      document: { type: document?.type, ocrPages: document?.ocrPages ?? 0 },
+      render: renderInfoOf(load),
+      derived: deriveAfresh
+    }
   })
-
-/** What the browser did for a result; `rendered` false for a static load. */
-export interface RenderInfo {
-  readonly rendered: boolean
-  readonly finalDOMState: Renderer.DomState
-  readonly actionsApplied?: ReadonlyArray<Actions.ActionOutcome> | undefined
-  readonly actionsHtmlStale?: boolean | undefined
-}
-
-const renderInfoKey = Symbol.for("@sift/core/Pipeline/RenderInfo")
 
 const renderInfoOf = (load: Load): RenderInfo => ({
   rendered: load.session !== undefined,
@@ -203,10 +230,6 @@ const renderInfoOf = (load: Load): RenderInfo => ({
     ? {}
     : { actionsApplied: load.rendered.actionsApplied, actionsHtmlStale: load.rendered.actionsHtmlStale ?? false })
 })
-
-/** Whether a result was rendered, its DOM state and the outcome of its actions (for the endpoints that report them). */
-export const renderInfo = (result: ScrapeResult): RenderInfo =>
-  (result as { [renderInfoKey]?: RenderInfo })[renderInfoKey] ?? { rendered: false, finalDOMState: result.isPartial ? "still-loading" : "complete" }
 
 const textEncoder = new TextEncoder()
 
@@ -240,11 +263,21 @@ const refuseWalls = (load: Load): Effect.Effect<Load, WebsiteError> => {
   return verdict === undefined ? Effect.succeed(load) : Effect.fail(BlockDetection.toError(load.page.url, verdict))
 }
 
-/** Runs a validated request through the pipeline under its deadline. */
-export const run = (
+/** The cache entry a static load read or wrote, and when its page was fetched. */
+interface EntryUsed {
+  readonly bytes: Uint8Array
+  readonly fetchedAt: number
+}
+
+/**
+ * The pipeline under the request's deadline: the outcome, and the page cache's entry it was made from when it was made
+ * from one (a static load; a page rendered because of its own signals counts the entry that showed them).
+ */
+const execute = (
   request: ScrapeRequest.ScrapeRequest,
-  options: RunOptions = {}
-): Effect.Effect<ScrapeResult, ScrapeError, Fetcher | Cache> =>
+  options: RunOptions,
+  read?: Option.Option<CacheEntry>
+): Effect.Effect<{ readonly outcome: Outcome; readonly entry: EntryUsed | undefined }, ScrapeError, Fetcher | Cache> =>
   Effect.scoped(Effect.gen(function*() {
     const renderer = yield* Effect.serviceOption(Renderer.Renderer)
     const plan = RenderPlan.beforeFetch(request)
@@ -257,6 +290,7 @@ export const run = (
     const deadline = yield* Deadline.make(request.timeoutMs, request.timeoutBehavior)
     // The open browser page, once there is one: a deadline turns its current DOM into a partial result.
     let session: Renderer.RenderSession | undefined
+    let entry: EntryUsed | undefined
     const cacheOff: CacheMetadata = { status: request.zdr === "enabled" ? "zdr" : "miss", age_ms: 0 }
     const render = (renderer: Renderer.Renderer["Type"]) =>
       Effect.gen(function*() {
@@ -267,7 +301,8 @@ export const run = (
       })
     const loadAny: Effect.Effect<Load, WebsiteError | InvalidRequest, Fetcher | Cache | Scope.Scope> = Option.isSome(renderer) && plan.render
       ? render(renderer.value)
-      : Effect.flatMap(load(request), (loaded) => {
+      : Effect.flatMap(load(request, read), (loaded) => {
+        if (loaded.cacheEntry !== undefined) entry = { bytes: loaded.cacheEntry, fetchedAt: loaded.page.fetchedAt }
         if (Option.isNone(renderer) || !isHtml(loaded.page)) return Effect.succeed(loaded)
         const signals = RenderPlan.afterFetch({ contentType: loaded.page.contentType, html: textDecoder.decode(loaded.page.body.subarray(0, 400_000)) })
         return signals.render ? render(renderer.value) : Effect.succeed(loaded)
@@ -291,17 +326,129 @@ export const run = (
     const result = Option.isSome(loaded) ? loaded.value : yield* partial
     const checked = result.complete ? yield* refuseWalls(result) : result
     const formatted = yield* Deadline.finish(deadline, format(request, checked, options))
+    let outputs = formatted.result
     // A rendered page's images learn what only the browser knows (decoded sizes, style-sheet backgrounds), within
     // what is left before the reserve; a partial capture keeps what the markup said.
-    if (request.wants("images") && checked.session !== undefined && checked.complete && formatted.images.data !== null) {
+    if (request.wants("images") && checked.session !== undefined && checked.complete && outputs.images.data !== null) {
       const withinMs = (yield* Deadline.remaining(deadline)) - deadline.reserveMs
-      Object.assign(formatted, { images: { requested: true, data: yield* Images.fromSession(request, formatted.images.data, checked.session, withinMs) } })
+      outputs = { ...outputs, images: { requested: true, data: yield* Images.fromSession(request, outputs.images.data, checked.session, withinMs) } }
     }
     // The screenshot is taken from the page still open in this scope, after the other outputs.
-    if (!request.wants("screenshot") || checked.session === undefined) return formatted
-    const shot = yield* Deadline.finish(deadline, Screenshot.capture(request, checked.session))
-    return Object.assign(formatted, { screenshot: { requested: true, data: Screenshot.toDataUrl(shot) } })
+    if (request.wants("screenshot") && checked.session !== undefined) {
+      const shot = yield* Deadline.finish(deadline, Screenshot.capture(request, checked.session))
+      outputs = { ...outputs, screenshot: { requested: true, data: Screenshot.toDataUrl(shot) } }
+    }
+    return { outcome: outputs === formatted.result ? formatted : { ...formatted, result: outputs }, entry }
   }))
+
+/** Runs a validated request through the pipeline under its deadline: the result and the facts behind it. */
+export const runOutcome = (
+  request: ScrapeRequest.ScrapeRequest,
+  options: RunOptions = {}
+): Effect.Effect<Outcome, ScrapeError, Fetcher | Cache> => Effect.map(execute(request, options), ({ outcome }) => outcome)
+
+/** Runs a validated request through the pipeline under its deadline. */
+export const run = (
+  request: ScrapeRequest.ScrapeRequest,
+  options: RunOptions = {}
+): Effect.Effect<ScrapeResult, ScrapeError, Fetcher | Cache> => Effect.map(execute(request, options), ({ outcome }) => outcome.result)
+
+/** What is known about a request for remembering its results, computed once per request object. */
+interface MemoKeys {
+  readonly options: RunOptions
+  /** Undefined when the request's result is not a pure function of a cached page and its output options. */
+  readonly memo: { readonly key: string; readonly pageKey: string; readonly maxAgeMs: number } | undefined
+}
+
+// Callers that reuse decoded request objects (the service's GET queries) have their keys (a hash, a serialization)
+// computed once.
+const memoKeysByRequest = new WeakMap<ScrapeRequest.ScrapeRequest, MemoKeys>()
+
+/** Requests whose result is a pure function of the cached page and the request's output options. */
+const memoizable = (request: ScrapeRequest.ScrapeRequest): boolean =>
+  usesCache(request) && (request.maxAgeMs ?? ScrapeRequest.DEFAULT_MAX_AGE_MS) > 0 && !RenderPlan.beforeFetch(request).render
+
+const memoKeysOf = (request: ScrapeRequest.ScrapeRequest, options: RunOptions): MemoKeys => {
+  const known = memoKeysByRequest.get(request)
+  if (known !== undefined && known.options === options) return known
+  const pageKey = memoizable(request) ? cacheKey(request) : undefined
+  const keys: MemoKeys = {
+    options,
+    memo: pageKey === undefined ? undefined : {
+      pageKey,
+      maxAgeMs: request.maxAgeMs ?? ScrapeRequest.DEFAULT_MAX_AGE_MS,
+      // Everything that shapes the output beside the page itself (not freshness, deadline, ZDR or tags).
+      key: JSON.stringify([
+        pageKey,
+        request.formats,
+        request.sharedParams ?? null,
+        request.markdownParams ?? null,
+        request.imageParams ?? null,
+        request.parseParams ?? null,
+        options.pdfShouldParse ?? null
+      ])
+    }
+  }
+  memoKeysByRequest.set(request, keys)
+  return keys
+}
+
+/** Bytes a remembered outcome holds, estimated from its strings. */
+const sizeOf = (result: ScrapeResult): number =>
+  2 * ((result.markdown.data?.length ?? 0) + (result.html.data?.length ?? 0) + (result.bytes.data?.base64.length ?? 0)) +
+  4096
+
+/**
+ * `runOutcome`, reusing the outcome when the same request meets the same cache entry again: the entry the cache answers
+ * with is still the very one the outcome was made from, so freshness against `maxAgeMs` is the cache's as ever, and
+ * requests that bypass the cache (ZDR, forwarded headers, `maxAgeMs` 0) or need a browser are always run. Reused
+ * outcomes are shared between callers: never mutate them.
+ */
+export const runMemoized = (
+  request: ScrapeRequest.ScrapeRequest,
+  options: RunOptions = {}
+): Effect.Effect<Outcome, ScrapeError, Fetcher | Cache> =>
+  Effect.suspend(() => {
+    const memo = memoKeysOf(request, options).memo
+    if (memo === undefined) return runOutcome(request, options)
+    // A memo hit is a handful of steps: the cache and the clock are read in one step, and a cache that answers
+    // from memory is continued at once.
+    return Effect.withFiberRuntime<Outcome, ScrapeError, Fetcher | Cache>((fiber) => {
+      const cache = Context.get(fiber.currentContext as Context.Context<Cache>, Cache)
+      const memos = memosOf<Outcome>(cache)
+      const known = memos.get(memo.key)
+      if (known === undefined) return executeNoting(request, options, memos, memo.key, undefined)
+      const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
+      const answer = (read: Option.Option<CacheEntry>): Effect.Effect<Outcome, ScrapeError, Fetcher | Cache> => {
+        if (Option.isSome(read) && read.value.value === known.page) {
+          const age = Math.max(0, clock.unsafeCurrentTimeMillis() - known.fetchedAt)
+          return Effect.succeed({ ...known.outcome, result: { ...known.outcome.result, cache_metadata: { status: "hit", age_ms: age } } })
+        }
+        memos.delete(memo.key)
+        return executeNoting(request, options, memos, memo.key, read)
+      }
+      const read = cache.get(memo.pageKey, memo.maxAgeMs)
+      if (!Exit.isExit(read)) return Effect.flatMap(read, answer)
+      const exit = read as Exit.Exit<Option.Option<CacheEntry>>
+      return Exit.isSuccess(exit) ? answer(exit.value) : exit as Exit.Exit<never>
+    })
+  })
+
+/** The pipeline's run, remembering its outcome when it was made from (or stored) a cache entry and is complete. */
+const executeNoting = (
+  request: ScrapeRequest.ScrapeRequest,
+  options: RunOptions,
+  memos: ReturnType<typeof memosOf<Outcome>>,
+  key: string,
+  read: Option.Option<CacheEntry> | undefined
+): Effect.Effect<Outcome, ScrapeError, Fetcher | Cache> =>
+  Effect.map(execute(request, options, read), ({ entry, outcome }) => {
+    const status = outcome.result.cache_metadata.status
+    if (entry === undefined || outcome.result.isPartial === true || (status !== "hit" && status !== "miss")) return outcome
+    const remembered: Outcome = { ...outcome, derived: deriveOnce() }
+    memos.set(key, { page: entry.bytes, fetchedAt: entry.fetchedAt, outcome: remembered, size: sizeOf(outcome.result) })
+    return remembered
+  })
 
 /** Validates untrusted input and runs it. */
 export const scrape = (input: unknown, options: RunOptions = {}): Effect.Effect<ScrapeResult, ScrapeError, Fetcher | Cache> =>

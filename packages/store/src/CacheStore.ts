@@ -8,6 +8,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Cache } from "@sift/core/Cache"
 import { Duration, Effect, Layer, Option, Schedule, type Scope } from "effect"
+import { LRUCache } from "lru-cache"
 
 /** Options of the store-backed cache. */
 export interface Options {
@@ -30,43 +31,21 @@ interface Row {
 const toMillis = (value: string | number | Date): number =>
   value instanceof Date ? value.getTime() : typeof value === "number" ? value : Number(value)
 
-/**
- * A size-bounded map of entries this process read or wrote, evicting the least recently used first (approximately:
- * "second chance" over insertion order, so a hit sets a flag instead of re-inserting); it only ever answers with an
- * entry's true age.
- */
-const makeFront = (maxBytes: number) => {
-  const entries = new Map<string, { value: Uint8Array; storedAt: number; used: boolean }>()
-  let bytes = 0
-  const remove = (key: string) => {
-    const entry = entries.get(key)
-    if (entry === undefined) return
-    bytes -= entry.value.byteLength
-    entries.delete(key)
-  }
-  return {
-    get: (key: string) => {
-      const entry = entries.get(key)
-      if (entry !== undefined) entry.used = true
-      return entry
-    },
-    set: (key: string, value: Uint8Array, storedAt: number) => {
-      remove(key)
-      if (value.byteLength > maxBytes / 4) return
-      entries.set(key, { value, storedAt, used: false })
-      bytes += value.byteLength
-      while (bytes > maxBytes) {
-        const [oldestKey, oldest] = entries.entries().next().value!
-        entries.delete(oldestKey)
-        if (oldest.used) {
-          oldest.used = false
-          entries.set(oldestKey, oldest)
-        } else bytes -= oldest.value.byteLength
-      }
-    },
-    remove
-  }
+interface FrontEntry {
+  readonly value: Uint8Array
+  readonly storedAt: number
 }
+
+/**
+ * The entries this process read or wrote, bounded by their bytes, least recently used evicted first; an entry larger
+ * than a quarter of the budget is not kept. It only ever answers with an entry's true age.
+ */
+const makeFront = (maxBytes: number) =>
+  new LRUCache<string, FrontEntry>({
+    maxSize: maxBytes,
+    maxEntrySize: Math.max(1, Math.floor(maxBytes / 4)),
+    sizeCalculation: (entry) => Math.max(1, entry.value.byteLength)
+  })
 
 /**
  * Builds the cache over the `SqlClient` in context and starts the expiry sweep for the scope's lifetime.
@@ -97,7 +76,7 @@ export const make = (options: Options = {}): Effect.Effect<Cache["Type"], never,
         const row = rows[0]
         if (row === undefined) return Option.none()
         const entry = { value: new Uint8Array(row.bytes), storedAt: Math.round(toMillis(row.storedAt)) }
-        front?.set(key, entry.value, entry.storedAt)
+        front?.set(key, entry)
         return now - entry.storedAt <= maxAgeMs ? Option.some(entry) : Option.none()
       }).pipe(
         Effect.catchAllCause((cause) =>
@@ -111,14 +90,14 @@ export const make = (options: Options = {}): Effect.Effect<Cache["Type"], never,
         const local = front?.get(key)
         // A fresher row may exist in the database (another replica wrote it), but this one is honest about its age.
         if (local !== undefined && now - local.storedAt <= Math.min(maxAgeMs, retentionMs)) {
-          return Effect.succeed(Option.some({ value: local.value, storedAt: local.storedAt }))
+          return Effect.succeed(Option.some(local))
         }
         return fromDatabase(key, maxAgeMs, now)
       })
 
     const set = (key: string, value: Uint8Array): Effect.Effect<void> =>
       Effect.gen(function*() {
-        front?.remove(key)
+        front?.delete(key)
         const expiresAt = new Date(Date.now() + retentionMs)
         const rows = yield* sql<{ storedAt: string | number }>`
           INSERT INTO cache_entries (key, value, bytes, created_at, expires_at)
@@ -128,7 +107,7 @@ export const make = (options: Options = {}): Effect.Effect<Cache["Type"], never,
                 expires_at = EXCLUDED.expires_at
           RETURNING (extract(epoch from created_at) * 1000)::float8 AS "storedAt"`
         const storedAt = rows[0]?.storedAt
-        if (storedAt !== undefined) front?.set(key, value, Math.round(toMillis(storedAt)))
+        if (storedAt !== undefined) front?.set(key, { value, storedAt: Math.round(toMillis(storedAt)) })
       }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("cache: write failed, entry dropped", cause)))
 
     return Cache.of({ get, set })

@@ -8,6 +8,7 @@ import * as Cache from "../../src/Cache.js"
 import * as Fetcher from "../../src/Fetcher.js"
 import * as Pipeline from "../../src/Pipeline.js"
 import * as Renderer from "../../src/Renderer.js"
+import * as ScrapeRequest from "../../src/ScrapeRequest.js"
 import * as FixtureSite from "../support/FixtureSite.js"
 import * as RenderRuntime from "../support/RenderRuntime.js"
 
@@ -36,6 +37,9 @@ let runtime: RenderRuntime.RenderRuntime
 const run = <A, E>(effect: Effect.Effect<A, E, Fetcher.Fetcher | Cache.Cache | Renderer.Renderer | BrowserPool.BrowserPool>) =>
   runtime.runPromise(effect)
 const scrape = (input: Record<string, unknown>) => run(Pipeline.scrape({ formats: { markdown: true }, ...input }))
+/** The result and what the browser did for it. */
+const scrapeOutcome = (input: Record<string, unknown>) =>
+  run(Effect.flatMap(ScrapeRequest.decode({ formats: { markdown: true }, ...input }), (request) => Pipeline.runOutcome(request)))
 const scrapeExit = (input: Record<string, unknown>) =>
   runtime.runPromiseExit(Pipeline.scrape({ formats: { markdown: true }, ...input }))
 const failure = (exit: Exit.Exit<unknown, unknown>) =>
@@ -80,17 +84,17 @@ afterAll(async () => {
 
 describe("rendering", { timeout: 60_000 }, () => {
   it("a static page never launches the browser", async () => {
-    const result = await scrape({ url: `${site.url}/static` })
+    const { render, result } = await scrapeOutcome({ url: `${site.url}/static` })
     expect(result.markdown.data).toContain("Plain words about tides")
     expect((await stats()).launches).toBe(0)
-    expect(Pipeline.renderInfo(result).rendered).toBe(false)
+    expect(render.rendered).toBe(false)
   })
 
   it("a page drawn by script is rendered because of its own signals", async () => {
-    const result = await scrape({ url: `${site.url}/app` })
+    const { render, result } = await scrapeOutcome({ url: `${site.url}/app` })
     expect(result.markdown.data).toContain("Drawn by script")
     expect(result.markdown.data).toContain("Rendered paragraph about the harbour.")
-    expect(Pipeline.renderInfo(result)).toMatchObject({ rendered: true, finalDOMState: "complete" })
+    expect(render).toMatchObject({ rendered: true, finalDOMState: "complete" })
     expect((await stats()).launches).toBe(1)
   })
 
@@ -132,7 +136,7 @@ describe("rendering", { timeout: 60_000 }, () => {
   })
 
   it("actions run in order with verified outcomes", async () => {
-    const result = await scrape({
+    const { render, result } = await scrapeOutcome({
       url: `${site.url}/actions`,
       sharedParams: {
         waitFor: 0,
@@ -147,22 +151,22 @@ describe("rendering", { timeout: 60_000 }, () => {
       timeoutOpts: { milliseconds: 40_000 }
     })
     expect(result.markdown.data).toContain("Second item")
-    const applied = Pipeline.renderInfo(result).actionsApplied!
+    const applied = render.actionsApplied!
     expect(applied.map((a) => a.status)).toEqual(["applied", "failed", "applied", "applied", "failed"])
     expect(applied[0]).toMatchObject({ instruction: `click "Load more"`, method: "text" })
     expect(applied[1]!.error).toMatch(/changed nothing/)
-    expect(Pipeline.renderInfo(result).actionsHtmlStale).toBe(false)
+    expect(render.actionsHtmlStale).toBe(false)
   })
 
   it("return-partial on a page that never finishes loading gives the current DOM", async () => {
-    const result = await scrape({
+    const { render, result } = await scrapeOutcome({
       url: `${site.url}/never-ends`,
       sharedParams: { viewport: { width: 1200 } },
       timeoutOpts: { milliseconds: 3_000, behavior: "return-partial" }
     })
     expect(result.isPartial).toBe(true)
     expect(result.markdown.data).toContain("Partial heading")
-    expect(Pipeline.renderInfo(result).finalDOMState).toBe("still-loading")
+    expect(render.finalDOMState).toBe("still-loading")
     const failed = failure(await scrapeExit({
       url: `${site.url}/never-ends`,
       sharedParams: { viewport: { width: 1200 } },

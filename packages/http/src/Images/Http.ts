@@ -10,7 +10,6 @@ import { type Cache, Deadline, Errors, type Fetcher, ImageEnrich, Images, Pipeli
 import type { BlobStore } from "@sift/store"
 import { Clock, Effect } from "effect"
 import { ApiFailure } from "../ErrorMapping.js"
-import * as FormattedResults from "../internal/formattedResults.js"
 import * as QueryParams from "../QueryParams.js"
 import type { Handler } from "../RequestPipeline.js"
 import { baseQuery, decodeFromQuery, defined, hasActions, planFor, sharedFromQuery } from "../Scrape/Http.js"
@@ -147,11 +146,10 @@ export const images: Handler<
   run: (_caller, { enriched, request }) =>
     Effect.gen(function*() {
       const startedAt = yield* Clock.currentTimeMillis
-      const loaded = yield* FormattedResults.run(request)
+      const { render: rendered, result: loaded } = yield* Pipeline.runMemoized(request)
       const elements = new Map((loaded.images.data ?? []).map((image) => [image.url, Images.elementOf(image) ?? "img"] as const))
       const { result } = yield* enrichResult(request, loaded, startedAt)
       const partial = result.isPartial === true
-      const rendered = Pipeline.renderInfo(loaded)
       return {
         body: {
           success: true,

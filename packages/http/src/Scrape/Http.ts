@@ -5,13 +5,12 @@
  *
  * @since 0.1.0
  */
-import { type Cache, Errors, type Fetcher, Pipeline, ScrapeRequest, type ScrapeResult } from "@sift/core"
+import { type Cache, Errors, type Fetcher, Pipeline, ScrapeRequest } from "@sift/core"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import type { BlobStore } from "@sift/store"
 import { Clock, Effect } from "effect"
 import { ApiFailure } from "../ErrorMapping.js"
 import * as Images from "../Images/Http.js"
-import * as FormattedResults from "../internal/formattedResults.js"
 import { andThen } from "../internal/steps.js"
 import * as ScrapeCache from "../Screenshot/ScrapeCache.js"
 import { stringify } from "../internal/json.js"
@@ -46,7 +45,7 @@ const ocrHold = (request: ScrapeRequest.ScrapeRequest): number => {
 }
 
 /** The charge of a delivered result: the endpoint's base cost plus one credit per PDF page OCR recovered. */
-const chargeOf = (base: number, result: ScrapeResult.ScrapeResult): number => base + Pipeline.documentInfo(result).ocrPages
+const chargeOf = (base: number, document: Pipeline.DocumentInfo): number => base + document.ocrPages
 
 export const planFor = <A>(request: ScrapeRequest.ScrapeRequest, credits: number, input: A): Plan<A> => ({
   input,
@@ -180,9 +179,10 @@ export const scrape: Handler<
     Effect.gen(function*() {
       const startedAt = yield* Clock.currentTimeMillis
       // Image dedupe and enrichment (`imageParams`) download the images within what is left of the deadline.
-      // The screenshot output goes through the screenshot cache; everything else as FormattedResults.run.
-      const { result } = yield* Images.enrichResult(request, yield* ScrapeCache.run(request), startedAt)
-      return { body: { ...result }, credits: chargeOf(1, result) }
+      // The screenshot output goes through the screenshot cache; everything else as Pipeline.runMemoized.
+      const outcome = yield* ScrapeCache.run(request)
+      const { result } = yield* Images.enrichResult(request, outcome.result, startedAt)
+      return { body: { ...result }, credits: chargeOf(1, outcome.document) }
     })
 }
 
@@ -219,8 +219,7 @@ const refuseFreeActions = (caller: Caller, request: ScrapeRequest.ScrapeRequest)
     : Effect.void
 
 /** `actionsApplied` and `actionsHtmlStale` of a result that ran actions (absent otherwise). */
-const actionsOf = (result: ScrapeResult.ScrapeResult) => {
-  const info = Pipeline.renderInfo(result)
+const actionsOf = (info: Pipeline.RenderInfo) => {
   return info.actionsApplied === undefined ? {} : { actionsApplied: info.actionsApplied, actionsHtmlStale: info.actionsHtmlStale ?? false }
 }
 
@@ -252,9 +251,9 @@ export const markdown: ScrapeHandler<QueryRequest> = {
       }
     ),
   run: (_caller, { options, request }) =>
-    Effect.map(FormattedResults.run(request, options), (result) => ({
+    Effect.map(Pipeline.runMemoized(request, options), ({ derived, document, render, result }) => ({
       // The members a memoized result always answers with are serialized once per memo.
-      serialized: FormattedResults.derived(result, "markdown", () => {
+      serialized: derived.get("markdown", () => {
         const markdownText = result.markdown.data ?? ""
         return stringify({
           success: true,
@@ -263,14 +262,14 @@ export const markdown: ScrapeHandler<QueryRequest> = {
           url: result.url,
           metadata: result.metadata,
           ...(result.html.requested ? { html: result.html.data ?? "" } : {}),
-          ...actionsOf(result)
+          ...actionsOf(render)
         }).slice(1, -1)
       }),
       body: {
         cache_metadata: result.cache_metadata,
         ...(result.isPartial ? { finalDOMState: "still-loading" } : {})
       },
-      credits: chargeOf(hasActions(request) ? 2 : 1, result)
+      credits: chargeOf(hasActions(request) ? 2 : 1, document)
     }))
 }
 
@@ -282,18 +281,18 @@ export const html: ScrapeHandler<QueryRequest> = {
       (decoded) => planFor(decoded.request, 1, decoded)
     ).pipe(Effect.tap((plan) => refuseFreeActions(caller, plan.input.request))),
   run: (_caller, { options, request }) =>
-    Effect.map(FormattedResults.run(request, options), (result) => ({
+    Effect.map(Pipeline.runMemoized(request, options), ({ document, render, result }) => ({
       body: {
         success: true,
         html: result.html.data ?? "",
         url: result.url,
-        type: Pipeline.documentInfo(result).type ?? "html",
+        type: document.type ?? "html",
         finalDOMState: result.isPartial ? "still-loading" : "complete",
         metadata: result.metadata,
         cache_metadata: result.cache_metadata,
-        ...actionsOf(result)
+        ...actionsOf(render)
       },
-      credits: chargeOf(1, result)
+      credits: chargeOf(1, document)
     }))
 }
 
@@ -317,7 +316,7 @@ export const bytes: ScrapeHandler<QueryRequest> = {
       (decoded) => planFor(decoded.request, 1, decoded)
     ),
   run: (_caller, { request }) =>
-    Effect.map(FormattedResults.run(request), (result) => {
+    Effect.map(Pipeline.runMemoized(request), ({ result }) => {
       const data = result.bytes.data!
       return {
         body: {

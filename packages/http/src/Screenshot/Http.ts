@@ -9,7 +9,6 @@ import { type Cache, Errors, type Fetcher, Html, Pipeline, type ScrapeRequest, S
 import { Clock, Effect } from "effect"
 import type { Element, Root, RootContent } from "hast"
 import { ApiFailure } from "../ErrorMapping.js"
-import * as FormattedResults from "../internal/formattedResults.js"
 import * as QueryParams from "../QueryParams.js"
 import type { Caller, Handler } from "../RequestPipeline.js"
 import { decodeFromQuery, defined, planFor, timeoutFromQuery } from "../Scrape/Http.js"
@@ -158,7 +157,7 @@ const textOf = (element: Element): string =>
 const resolvePage = (input: ScreenshotInput) =>
   Effect.gen(function*() {
     if (input.page === undefined) return input.request
-    const home = yield* FormattedResults.run(Object.assign(Object.create(Object.getPrototypeOf(input.request)), input.request, {
+    const { result: home } = yield* Pipeline.runMemoized(Object.assign(Object.create(Object.getPrototypeOf(input.request)), input.request, {
       formats: { html: true },
       screenshotParams: undefined,
       sharedParams: undefined
@@ -174,13 +173,13 @@ const resolvePage = (input: ScreenshotInput) =>
 const capture = (input: ScreenshotInput) =>
   Effect.gen(function*() {
     const request = yield* resolvePage(input)
-    const result = yield* FormattedResults.run(request)
+    const { render, result } = yield* Pipeline.runMemoized(request)
     const shot = Screenshot.fromDataUrl(result.screenshot.data ?? "")
     if (shot === undefined) {
       return yield* new Errors.ContentError({ reason: "CapabilityMissing", detail: "the browser returned no screenshot" })
     }
     const size = yield* Screenshot.measure(shot.bytes)
-    const complete = Pipeline.renderInfo(result).finalDOMState !== "still-loading" && result.isPartial !== true
+    const complete = render.finalDOMState !== "still-loading" && result.isPartial !== true
     const capturedAt = yield* Clock.currentTimeMillis
     return { screenshot: { ...shot, ...size, url: result.url, capturedAt, metadata: result.metadata }, complete }
   })

@@ -11,7 +11,6 @@
  */
 import { type Cache, type Errors, type Fetcher, Pipeline, type ScrapeRequest, type ScrapeResult, Screenshot } from "@sift/core"
 import { Clock, Effect, Option } from "effect"
-import * as FormattedResults from "../internal/formattedResults.js"
 
 const none = { requested: false, data: null } as const
 
@@ -22,12 +21,12 @@ const withoutScreenshot = (request: ScrapeRequest.ScrapeRequest): ScrapeRequest.
   return Object.assign(Object.create(Object.getPrototypeOf(request)), request, { formats, screenshotParams: undefined })
 }
 
-/** `FormattedResults.run` for a scrape, with its screenshot output answered from and stored in the screenshot cache. */
+/** `Pipeline.runMemoized` for a scrape, with its screenshot output answered from and stored in the screenshot cache. */
 export const run = (
   request: ScrapeRequest.ScrapeRequest
-): Effect.Effect<ScrapeResult.ScrapeResult, Errors.ScrapeError, Cache.Cache | Fetcher.Fetcher> =>
+): Effect.Effect<Pipeline.Outcome, Errors.ScrapeError, Cache.Cache | Fetcher.Fetcher> =>
   Effect.gen(function*() {
-    if (!request.wants("screenshot") || !Screenshot.cacheable(request)) return yield* FormattedResults.run(request)
+    if (!request.wants("screenshot") || !Screenshot.cacheable(request)) return yield* Pipeline.runMemoized(request)
     const rest = withoutScreenshot(request)
     const worthIt = rest === "none" || Pipeline.browserNeeds(rest).length === 0
     const hit = worthIt ? yield* Screenshot.lookup(request) : Option.none()
@@ -36,7 +35,7 @@ export const run = (
       const shot = hit.value.screenshot
       const screenshot = { requested: true, data: Screenshot.toDataUrl(shot) } as const
       if (rest === "none") {
-        return {
+        return Pipeline.outcomeOf({
           url: shot.url,
           html: none,
           markdown: none,
@@ -46,22 +45,25 @@ export const run = (
           parsed: none,
           metadata: shot.metadata!,
           cache_metadata: { status: "hit", age_ms: hit.value.ageMs }
-        } satisfies ScrapeResult.ScrapeResult
+        } satisfies ScrapeResult.ScrapeResult)
       }
-      const result = yield* FormattedResults.run(rest)
+      const outcome = yield* Pipeline.runMemoized(rest)
+      const result = outcome.result
       const cache = result.cache_metadata.status === "hit"
         ? { status: "hit", age_ms: Math.max(result.cache_metadata.age_ms, hit.value.ageMs) } as const
         : result.cache_metadata
-      return { ...result, screenshot, cache_metadata: cache }
+      // Another result than the one remembered: nothing derived from that one applies to it.
+      return { ...Pipeline.outcomeOf({ ...result, screenshot, cache_metadata: cache }), document: outcome.document, render: outcome.render }
     }
-    const result = yield* FormattedResults.run(request)
+    const outcome = yield* Pipeline.runMemoized(request)
+    const result = outcome.result
     const shot = Screenshot.fromDataUrl(result.screenshot.data ?? "")
-    if (shot !== undefined && result.isPartial !== true && Pipeline.renderInfo(result).finalDOMState !== "still-loading") {
+    if (shot !== undefined && result.isPartial !== true && outcome.render.finalDOMState !== "still-loading") {
       const size = yield* Effect.orElseSucceed(Screenshot.measure(shot.bytes), () => undefined)
       if (size !== undefined) {
         const capturedAt = yield* Clock.currentTimeMillis
         yield* Screenshot.store(request, { ...shot, ...size, url: result.url, capturedAt, metadata: result.metadata })
       }
     }
-    return result
+    return outcome
   })

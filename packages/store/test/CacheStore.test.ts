@@ -66,6 +66,53 @@ for (const backend of backends) {
           expect(rows.length).toBe(0)
         })))
 
+      it.effect("the memory front answers with the very bytes it wrote or read (results are remembered against them)", () =>
+        Effect.scoped(Effect.gen(function*() {
+          const cache = yield* CacheStore.make()
+          const written = `k_${unique()}`
+          const payload = bytes("written here")
+          yield* cache.set(written, payload)
+          expect(Option.getOrThrow(yield* cache.get(written, 60_000)).value).toBe(payload)
+          // Written by another replica: the row read once is the object answered afterwards.
+          const other = yield* CacheStore.make()
+          const read = `k_${unique()}`
+          yield* other.set(read, bytes("written there"))
+          const first = Option.getOrThrow(yield* cache.get(read, 60_000)).value
+          expect(new TextDecoder().decode(first)).toBe("written there")
+          expect(Option.getOrThrow(yield* cache.get(read, 60_000)).value).toBe(first)
+          // A replacement is a new entry, never the old object.
+          yield* cache.set(written, bytes("replaced"))
+          const replaced = Option.getOrThrow(yield* cache.get(written, 60_000)).value
+          expect(replaced).not.toBe(payload)
+          expect(new TextDecoder().decode(replaced)).toBe("replaced")
+        })))
+
+      it.effect("the memory front keeps the most recently used entries within memoryBytes, and none larger than a quarter", () =>
+        Effect.scoped(Effect.gen(function*() {
+          const cache = yield* CacheStore.make({ memoryBytes: 12 })
+          const id = unique()
+          const keys = ["a", "b", "c", "d"].map((name) => `k_${id}_${name}`)
+          const values = keys.map((_, i) => new Uint8Array([i, i, i]))
+          for (const [i, key] of keys.entries()) yield* cache.set(key, values[i]!)
+          const held = (i: number) => Effect.map(cache.get(keys[i]!, 60_000), (entry) => Option.getOrThrow(entry).value === values[i])
+          yield* cache.get(keys[0]!, 60_000) // a is now the most recently used: b is the least
+          const extra = `k_${id}_e`
+          yield* cache.set(extra, new Uint8Array([9, 9, 9]))
+          expect(yield* held(0)).toBe(true)
+          expect(yield* held(2)).toBe(true)
+          expect(yield* held(3)).toBe(true)
+          // b left the front: the database answers with equal bytes in a new array.
+          const b = Option.getOrThrow(yield* cache.get(keys[1]!, 60_000)).value
+          expect(Array.from(b)).toEqual([1, 1, 1])
+          expect(b).not.toBe(values[1])
+          const big = `k_${id}_big`
+          const bigValue = new Uint8Array([7, 7, 7, 7])
+          yield* cache.set(big, bigValue)
+          const bigRead = Option.getOrThrow(yield* cache.get(big, 60_000)).value
+          expect(Array.from(bigRead)).toEqual([7, 7, 7, 7])
+          expect(bigRead).not.toBe(bigValue)
+        })))
+
       it.effect("provides core's Cache as a layer", () =>
         Effect.gen(function*() {
           const cache = yield* Cache

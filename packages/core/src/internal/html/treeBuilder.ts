@@ -4,7 +4,9 @@
  * `html`/`head`/`body`, `p` closed by block starts, implied `li`/`dd`/`dt`/heading/`option` ends, table repair
  * (implied `tbody`/`tr`, stray cells ignored, other content foster-parented before the table), void elements, `pre`'s
  * leading newline, `template` content, end tags that do not cross block boundaries, formatting end tags that do.
- * Not done: the full adoption agency (formatting is not reopened after a block) and `noscript` as raw text; hast
+ * Formatting closed by a block end is reopened (the list of active formatting elements, with markers and the limit of
+ * three alike), and `<a>` inside an open link closes it as the adoption agency does; not done: the rest of the
+ * adoption agency (formatting between a link and a block is not copied) and `noscript` as raw text; hast
  * positions are not recorded.
  *
  * Depth is bounded as Chromium bounds it (`kMaximumHTMLParserDOMTreeDepth`): once `maxDepth` elements are open, a new
@@ -32,6 +34,14 @@ import {
 
 type Parent = Root | Element
 
+/**
+ * htmlparser2's tokenizer (pinned at 12.0.0) keeps its read position in `index`; setting it inside a callback makes it
+ * continue after that position (the callback returns into a loop that moves on by one). Tested in Html.test.ts.
+ */
+interface Rewindable {
+  index: number
+}
+
 /** No element of a built tree is deeper than this (`html` is at depth 1); Chromium's parser uses the same bound. */
 export const maxDepth = 512
 
@@ -41,6 +51,13 @@ const element = (tagName: string, properties: Properties = {}): Element => ({
   properties,
   children: []
 })
+
+/** Elements that put a marker on the active formatting list (formatting from outside is not reopened inside them). */
+const markers = new Set(["applet", "caption", "marquee", "object", "td", "th", "template"])
+/** Special elements whose start still reopens active formatting (everything not special does). */
+const reopensFormatting = new Set(["applet", "area", "br", "embed", "img", "input", "keygen", "marquee", "object", "wbr", "xmp"])
+/** The active formatting list keeps at most this many entries since the last marker (so reopening is bounded). */
+const maxActive = 64
 
 const tableEnds = new Set(["table", "tbody", "thead", "tfoot", "tr", "caption", "colgroup"])
 /** Special elements an `li`/`dd`/`dt` start looks through for the item it closes. */
@@ -92,6 +109,14 @@ class TreeBuilder implements TokenizerCallbacks {
   private head: Element | undefined
   private body: Element | undefined
   private foreign = 0
+  /** The tokenizer feeding this builder, for the one place HTML sends it back (CDATA outside foreign content). */
+  tokenizer: Rewindable | undefined
+  /**
+   * The list of active formatting elements (`null` is a marker, set at cells, captions, objects and templates) and
+   * each entry's name-and-attributes key: formatting closed by a block end is opened again before the next content.
+   */
+  private readonly active: Array<Element | null> = []
+  private readonly activeKeys: Array<string> = []
   private skipNewline = false
   private tagName = ""
   private attributes: Array<[string, string]> = []
@@ -154,8 +179,17 @@ class TreeBuilder implements TokenizerCallbacks {
   }
   oncdata(start: number, end: number, offset: number): void {
     const value = this.source.slice(start, end - offset)
-    if (this.foreign > 0) this.text(value)
-    else this.append({ type: "comment", value: `[CDATA[${value}]]` })
+    if (this.foreign > 0) return this.text(value)
+    // In HTML content `<![CDATA[` opens a bogus comment that ends at the first `>`, and what follows is markup and
+    // text again (`<![CDATA[ <p>kept</p> ]]>` keeps "kept ]]>" as browsers do); the tokenizer read on to `]]>`, so it
+    // is sent back to just after that first `>`.
+    const close = this.source.indexOf(">", start)
+    if (close >= 0 && close < end && this.tokenizer !== undefined) {
+      this.append({ type: "comment", value: this.source.slice(start - 7, close) })
+      this.tokenizer.index = close
+      return
+    }
+    this.append({ type: "comment", value: `[CDATA[${value}]]` })
   }
   ondeclaration(start: number, end: number): void {
     if (/^doctype/i.test(this.source.slice(start, end))) {
@@ -189,6 +223,7 @@ class TreeBuilder implements TokenizerCallbacks {
       if (whitespace.test(value)) return
       this.openBody()
     }
+    if (this.active.length > 0 && this.foreign === 0) this.reconstruct()
     let parent = this.current
     let before: Element | undefined
     if (parent.type === "element" && tableContext.has(parent.tagName) && !whitespace.test(value)) {
@@ -265,13 +300,17 @@ class TreeBuilder implements TokenizerCallbacks {
     if (headings.has(name) && this.current.type === "element" && headings.has(this.current.tagName)) this.pop()
     if (name === "li") this.closeListItem(["li"])
     else if (name === "dd" || name === "dt") this.closeListItem(["dd", "dt"])
-    else if (name === "a" && this.openInline("a")) this.popUntil("a")
+    else if (name === "a") {
+      this.forgetActive("a")
+      this.closeOpenLink()
+    }
     else if (name === "button" && this.inScope("button", false)) this.popUntil("button")
     else if (name === "option" || name === "optgroup") {
       if (this.current.type === "element" && this.current.tagName === "option") this.pop()
       if (name === "optgroup" && this.current.type === "element" && this.current.tagName === "optgroup") this.pop()
     }
 
+    if (this.active.length > 0 && (!special.has(name) || reopensFormatting.has(name))) this.reconstruct()
     const node = element(name, this.properties(attributes))
     const parent = this.current
     if (parent.type === "element" && tableContext.has(parent.tagName) && !this.isTablePart(name)) {
@@ -281,6 +320,8 @@ class TreeBuilder implements TokenizerCallbacks {
     } else {
       this.insert(node, !voidElements.has(name))
     }
+    if (formatting.has(name)) this.remember(node, name, attributes)
+    else if (markers.has(name)) this.active.push(null), this.activeKeys.push("")
     if (name === "svg" || name === "math") this.foreign++
     if (name === "pre" || name === "listing" || name === "textarea") this.skipNewline = true
   }
@@ -369,6 +410,7 @@ class TreeBuilder implements TokenizerCallbacks {
       if (bits & listStopBit) this.listStopAt.pop()
       if (bits & headingBit) this.headingAt.pop()
     }
+    if (bits & scopeBit && this.active.length > 0 && markers.has(node.tagName)) this.clearToMarker()
     if (node.tagName === "svg" || node.tagName === "math") this.foreign = Math.max(0, this.foreign - 1)
     if (node.tagName === "template" && this.foreign === 0) {
       node.content = { type: "root", children: node.children }
@@ -394,6 +436,110 @@ class TreeBuilder implements TokenizerCallbacks {
   private openInline(name: string): boolean {
     const at = this.lastOpen(name)
     return at >= 0 && at > last(this.specialAt)
+  }
+
+  /**
+   * `<a>` while a link is open closes it (links do not nest). With blocks opened inside the link since, this is the
+   * adoption agency's result: each block moves out of the link to the element it was opened in, and its content stays
+   * linked through a copy of the link, so `<a href=1><div>x<a href=2>y` gives `<a href=1></a><div><a href=1>x</a>
+   * <a href=2>y</a></div>` as in browsers. Formatting elements between the link and a block are not copied.
+   */
+  private closeOpenLink(): void {
+    const at = this.lastOpen("a")
+    if (at < 0 || at <= last(this.scopeAt)) return
+    if (at > last(this.specialAt)) return this.popTo(at)
+    let link = this.stack[at]!
+    let holder = this.parents[at]!
+    const above = this.stack.slice(at + 1)
+    const aboveParents = this.parents.slice(at + 1)
+    this.popTo(at)
+    // Bounded as the adoption agency's outer loop is (8 rounds); deeper blocks stay inside the last copy.
+    for (let round = 0, i = 0; round < 8; round++) {
+      while (i < above.length && !special.has(above[i]!.tagName)) i++
+      if (i >= above.length) return
+      const block = above[i]!
+      const from = aboveParents[i]!.children as Array<RootContent>
+      const index = from.lastIndexOf(block)
+      if (index >= 0) from.splice(index, 1)
+      const copy = element("a", { ...link.properties })
+      copy.children = block.children
+      block.children = [copy]
+      // Elements opened in the block now sit in the copy.
+      for (let j = i + 1; j < above.length; j++) if (aboveParents[j] === block) aboveParents[j] = copy
+      ;(holder.children as Array<RootContent>).push(block)
+      this.push(block, holder)
+      link = copy
+      holder = block
+      i++
+    }
+  }
+
+  /** Adds a formatting element to the active list; as browsers do, at most 3 alike (name and attributes) since the marker. */
+  private remember(node: Element, name: string, attributes: ReadonlyArray<[string, string]>): void {
+    let key = name
+    for (const [attribute, value] of attributes) key += "\u0000" + attribute + "=" + value
+    let alike = 0
+    let first = -1
+    let marker = this.active.length - 1
+    for (; marker >= 0 && this.active[marker] !== null; marker--) {
+      if (this.activeKeys[marker] === key) {
+        alike++
+        first = marker
+      }
+    }
+    if (alike >= 3) this.removeActive(first)
+    else if (this.active.length - marker - 1 >= maxActive) this.removeActive(marker + 1)
+    this.active.push(node)
+    this.activeKeys.push(key)
+  }
+
+  private removeActive(index: number): void {
+    this.active.splice(index, 1)
+    this.activeKeys.splice(index, 1)
+  }
+
+  /** Drops the last active entry named `name` since the marker (its end tag was seen, or `<a>` replaces a link). */
+  private forgetActive(name: string): void {
+    for (let i = this.active.length - 1; i >= 0; i--) {
+      const entry = this.active[i]
+      if (entry === null) return
+      if (entry!.tagName === name) return this.removeActive(i)
+    }
+  }
+
+  private clearToMarker(): void {
+    while (this.active.length > 0) {
+      this.activeKeys.pop()
+      if (this.active.pop() === null) return
+    }
+  }
+
+  private isOpen(node: Element): boolean {
+    const positions = this.open.get(node.tagName)
+    if (positions === undefined) return false
+    for (let i = positions.length - 1; i >= 0; i--) if (this.stack[positions[i]!] === node) return true
+    return false
+  }
+
+  /** Reopens formatting elements closed by a block end (`<p><b>x</p><p>y` makes `y` bold too, as in browsers). */
+  private reconstruct(): void {
+    let i = this.active.length - 1
+    const lastEntry = this.active[i]
+    if (lastEntry === null || this.isOpen(lastEntry!)) return
+    const current = this.current
+    // Inside table structure the copies would need foster parenting; left closed there.
+    if (current.type === "element" && tableContext.has(current.tagName)) return
+    while (i > 0) {
+      const previous = this.active[i - 1]
+      if (previous === null || this.isOpen(previous!)) break
+      i--
+    }
+    for (; i < this.active.length; i++) {
+      const entry = this.active[i]!
+      const copy = element(entry.tagName, { ...entry.properties })
+      this.insert(copy, true)
+      this.active[i] = copy
+    }
   }
 
   /** Closes the innermost open item of `names` unless a special element other than address, div, p is above it. */
@@ -433,8 +579,11 @@ class TreeBuilder implements TokenizerCallbacks {
     }
     // Block and formatting end tags close their element when it is in scope; others stop at any special element.
     // The element itself may be a boundary: it is found first.
+    if (this.active.length > 0 && formatting.has(name)) this.forgetActive(name)
     const at = this.lastOpen(name)
     if (at < 0) return
+    // `</li>` looks in list-item scope: a list opened inside the item (`<li>a<ul></li>`) hides it.
+    if (name === "li" && at < Math.max(this.lastOpen("ul"), this.lastOpen("ol"))) return
     const boundary = tableEnds.has(name)
       ? Math.max(this.lastOpen("html"), this.lastOpen("template"), this.lastOpen("table"))
       : special.has(name) || formatting.has(name)
@@ -449,6 +598,7 @@ export const build = (html: string, fragment: boolean): Root => {
   const source = html.includes("\r") ? html.replace(/\r\n?/g, "\n") : html
   const builder = new TreeBuilder(source, fragment)
   const tokenizer = new Tokenizer({ decodeEntities: true }, builder)
+  builder.tokenizer = tokenizer as unknown as Rewindable
   tokenizer.write(source)
   tokenizer.end()
   return builder.root

@@ -137,6 +137,35 @@ describe("Pipeline.runMemoized", () => {
       expect(Pipeline.usesCache(decode(cases[1].input))).toBe(false)
     }).pipe(Effect.scoped, Effect.provide(live)))
 
+  it.live("each request reads the page cache once, also when its remembered outcome is stale", () =>
+    Effect.gen(function*() {
+      const site = yield* FixtureSite.scoped({ "/tide": FixtureSite.html(page("Nine")) })
+      const memory = Cache.makeMemory()
+      let reads = 0
+      const counting = Cache.Cache.of({
+        get: (key, maxAgeMs) => Effect.suspend(() => {
+          reads++
+          return memory.get(key, maxAgeMs)
+        }),
+        set: memory.set
+      })
+      const run = (input: Record<string, unknown>) => Effect.provideService(Pipeline.runMemoized(decode(input)), Cache.Cache, counting)
+      const url = `${site.url}/tide`
+      const counted = (effect: Effect.Effect<Pipeline.Outcome, unknown, Fetcher.Fetcher>) =>
+        Effect.map(effect, (outcome) => {
+          const n = reads
+          reads = 0
+          return [outcome.result.cache_metadata.status, n] as const
+        })
+      expect(yield* counted(run({ url, formats: { markdown: true } }))).toEqual(["miss", 1])
+      expect(yield* counted(run({ url, formats: { markdown: true } }))).toEqual(["hit", 1])
+      site.route("/tide", FixtureSite.html(page("Ten")))
+      expect(yield* counted(run({ url, formats: { html: true }, maxAgeMs: 0 }))).toEqual(["miss", 0])
+      // The remembered outcome no longer matches the entry: the entry read to find that out is the one converted.
+      expect(yield* counted(run({ url, formats: { markdown: true } }))).toEqual(["hit", 1])
+      expect(yield* counted(run({ url, formats: { markdown: true } }))).toEqual(["hit", 1])
+    }).pipe(Effect.scoped, Effect.provide(Fetcher.layer({ allowPrivateTargets: true }))))
+
   it.live("without a cache that keeps entries nothing is reused", () =>
     Effect.gen(function*() {
       const site = yield* FixtureSite.scoped({ "/tide": FixtureSite.html(page("Nine")) })

@@ -48,6 +48,8 @@ const offersOf = (company: Company, heading: string): string =>
     ? `<section class="pricing"><h2>${esc(heading)}</h2><div class="plans">${
       company.offers.map(([item, price]) => `<div class="plan"><h3>${esc(item)}</h3><p class="price">${esc(price)}</p><a class="button" href="/signup">Choose ${esc(item)}</a></div>`).join("")
     }</div></section>`
+    : company.layout !== "shop"
+    ? `<section class="prices"><h2>${esc(heading)}</h2><ul>${company.offers.map(([item, price]) => `<li>${esc(item)} — ${esc(price)}</li>`).join("")}</ul></section>`
     : `<section class="products"><h2>${esc(heading)}</h2><ul class="grid">${
       company.offers.map(([item, price]) => `<li class="product"><a href="/products/${slug(item)}"><h3>${esc(item)}</h3></a><span class="price">${esc(price)}</span><button>Add to cart</button></li>`).join("")
     }</ul></section>`

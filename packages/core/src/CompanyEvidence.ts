@@ -30,6 +30,10 @@ export interface PageEvidence {
   readonly text: string
   /** Same-site links found on the page, absolute, with their labels. */
   readonly links: ReadonlyArray<{ readonly url: string; readonly label: string }>
+  /** What the page prices: each priced item's label with its price ("Oak dining table $749"), in page order. */
+  readonly offers?: ReadonlyArray<string>
+  /** Labels of the page's buttons ("Add to cart", "Start free trial"): what a visitor is asked to do. */
+  readonly buttons?: ReadonlyArray<string>
 }
 
 /** Everything gathered for one company. @category models */
@@ -80,6 +84,64 @@ const jsonLdObjects = (value: unknown, out: Array<Record<string, unknown>> = [],
   return out
 }
 
+/** A price: a currency sign and an amount, or an amount and a currency code. */
+const pricePattern = /(?:[$€£¥]\s?\d[\d,.]*|\b\d[\d,.]*\s?(?:€|EUR|USD|GBP)\b)/
+const pricesPattern = new RegExp(pricePattern.source, "g")
+
+/** Words that qualify a price ("$2/unit/month", "from $45/visit") rather than name what is priced. */
+const priceWords = new Set(["from", "per", "month", "mo", "year", "yr", "week", "day", "night", "hour", "hr", "visit", "each", "ea", "lb", "lbs", "oz", "kg", "ton", "dozen", "unit", "user", "seat", "location", "vehicle", "page", "word", "only", "and", "up", "plus", "tax", "vat", "incl", "excl", "usd", "eur", "gbp", "add", "to", "cart", "buy", "now"])
+
+/** Words of a label that name something (not the price's qualifiers). */
+const words = (text: string): number => (text.toLowerCase().match(/[a-z]{2,}/g) ?? []).filter((w) => !priceWords.has(w)).length
+
+/**
+ * Priced items: for each element whose own text holds a price, the nearest enclosing block that also names the item
+ * (a product card, a menu line, a plan); a `dd` price takes its `dt`. Bounded: at most 60 items of 200 characters.
+ */
+const offersOf = (tree: Root): Array<string> => {
+  const out: Array<string> = []
+  const seen = new Set<Element>()
+  const visit = (node: Root | Element, ancestors: Array<Root | Element>): void => {
+    if (out.length >= 60) return
+    const children = node.children
+    for (let i = 0; i < children.length; i++) {
+      const child = children[i]!
+      if (child.type === "text" && node.type === "element" && pricePattern.test(child.value)) {
+        const chain = [...ancestors, node]
+        let label: string | undefined
+        if (node.tagName === "dd") {
+          const parent = ancestors[ancestors.length - 1]
+          const siblings = parent?.children ?? []
+          const at = siblings.indexOf(node)
+          for (let j = at - 1; j >= 0; j--) {
+            const sibling = siblings[j]!
+            if (sibling.type === "element" && sibling.tagName === "dt") {
+              label = `${clean(textOf(sibling).join(" "))} ${clean(child.value)}`
+              break
+            }
+          }
+        }
+        for (let j = chain.length - 1; label === undefined && j >= 0; j--) {
+          const holder = chain[j]!
+          if (holder.type !== "element") break
+          const text = clean(textOf(holder).join(" ")).replace(/\n/g, " ")
+          // A block holding two prices is a list, not one item.
+          if (text.length > 200 || (text.match(pricesPattern)?.length ?? 0) > 1) break
+          if (words(text.replace(pricePattern, "")) >= 1 && !seen.has(holder)) {
+            seen.add(holder)
+            label = text
+          }
+        }
+        if (label !== undefined) out.push(label.slice(0, 200))
+      } else if (child.type === "element" && child.tagName !== "script" && child.tagName !== "style" && child.tagName !== "template") {
+        visit(child, [...ancestors, node])
+      }
+    }
+  }
+  visit(tree, [])
+  return out
+}
+
 /** Reads the evidence of one page from its HTML. Pure. */
 export const fromHtml = (url: string, html: string): PageEvidence => {
   const tree = Html.parse(html)
@@ -87,7 +149,13 @@ export const fromHtml = (url: string, html: string): PageEvidence => {
   const nav: Array<string> = []
   const links: Array<{ url: string; label: string }> = []
   const site = new URL(url)
+  const buttons: Array<string> = []
   walk(tree, (element, inNav) => {
+    if (element.tagName === "button" || (element.tagName === "input" && element.properties?.["type"] === "submit")) {
+      const label = element.tagName === "button" ? clean(textOf(element).join(" ")) : String(element.properties?.["value"] ?? "")
+      if (label !== "" && label.length <= 40 && buttons.length < 100) buttons.push(label.replace(/\n/g, " "))
+      return
+    }
     if (element.tagName !== "a") return
     const label = clean(textOf(element).join(" ")).replace(/\n/g, " ")
     if (inNav && label !== "" && label.length <= 40) nav.push(label)
@@ -114,7 +182,9 @@ export const fromHtml = (url: string, html: string): PageEvidence => {
     headings: metadata.headings ?? [],
     nav: [...new Set(nav)].slice(0, 40),
     text: clean(textOf(main.tree).join("")).slice(0, 20_000),
-    links
+    links,
+    offers: offersOf(tree),
+    buttons: [...new Set(buttons)]
   }
 }
 

@@ -11,6 +11,7 @@
 import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
 import type { CompanyEvidence } from "./CompanyEvidence.js"
 import * as Naics from "./Naics.js"
+import { adjustments } from "./internal/naics/activity.js"
 import { openAiRerank, type OpenAiRerankerOptions } from "./internal/naics/openAiReranker.js"
 import { profileIndex } from "./internal/naics/profiles.js"
 import { schemaTypeCodes } from "./internal/naics/schemaTypes.js"
@@ -113,6 +114,17 @@ export const scoreAll = (evidence: CompanyEvidence): Float64Array => {
     scores[i]! += 0.15 * bm25
   })
   const codeIndex = new Map(index.profiles.map((p, i) => [p.industry.code, i]))
+  // The activity sold decides between codes of one subject (maker or shop, software or its customers' trade, group).
+  const activity = adjustments(evidence)
+  if (activity.factor.length > 0) {
+    index.profiles.forEach((profile, i) => {
+      for (const [prefix, f] of activity.factor) if (profile.industry.code.startsWith(prefix)) scores[i]! *= f
+    })
+  }
+  for (const [code, value] of activity.bonus) {
+    const at = codeIndex.get(code)
+    if (at !== undefined) scores[at]! += value
+  }
   const types = new Set(evidence.pages.flatMap((p) => p.jsonLdTypes))
   for (const type of types) {
     const at = codeIndex.get(schemaTypeCodes[type] ?? "")

@@ -76,6 +76,16 @@ describe("CompanyEvidence", () => {
     expect(CompanyEvidence.informativePages(evidence)).toEqual(["https://kettleworks.test/about-us", "https://kettleworks.test/services"])
   })
 
+  it("reads what a page prices and which buttons it shows", () => {
+    const evidence = CompanyEvidence.fromHtml("https://shop.test/", `<html><body><div class="bar">Free shipping over $75</div>
+<ul><li><a href="/p/1"><h3>Oak dining table</h3></a><span class="price">$749</span><button>Add to cart</button></li>
+<li><h3>Linen duvet</h3><p class="price">€120,00</p></li></ul>
+<dl><dt>Lamb curry</dt><dd>$24</dd><dt>Naan</dt><dd>$4</dd></dl>
+<div class="plan"><h3>Pro</h3><p>$49/month</p></div><p>$12</p><button>Subscribe</button></body></html>`)
+    expect(evidence.offers).toEqual(["Free shipping over $75", "Oak dining table $749 Add to cart", "Linen duvet €120,00", "Lamb curry $24", "Naan $4", "Pro $49/month"])
+    expect(evidence.buttons).toEqual(["Add to cart", "Subscribe"])
+  })
+
   it("gathers the homepage and the informative internal pages through the Fetcher", async () => {
     const exit = await run(CompanyEvidence.gather("kettleworks.test"))
     expect(Exit.isSuccess(exit)).toBe(true)

@@ -35,6 +35,35 @@ describe("NaicsClassifier", () => {
       ["We brew our beers on site and pour them in our taproom with food trucks on weekends."]))[0]!.code).toBe("312120")
   })
 
+  it("reads what a shop prices: a store selling furniture is a retailer, a workshop selling the tables it builds a maker", () => {
+    const shop = (title: string, description: string, items: ReadonlyArray<readonly [string, string]>, blurb: string) => ({
+      domain: "example.test",
+      pages: [CompanyEvidence.fromHtml("https://example.test/", `<!doctype html><html><head><title>${title}</title>
+<meta name="description" content="${description}"></head><body><header><a href="/">${title}</a>
+<nav><a href="/living">Living</a><a href="/bedroom">Bedroom</a><a href="/sale">Sale</a></nav><a href="/cart">Cart (0)</a></header>
+<main><h1>${title}</h1><p>${description}</p><ul>${
+        items.map(([name, price]) => `<li><h3>${name}</h3><span class="price">${price}</span><button>Add to cart</button></li>`).join("")
+      }</ul><p>${blurb}</p></main></body></html>`)]
+    })
+    const store = top(shop("Maple & Main", "Sofas, beds and dining sets from the brands you love, delivered free.",
+      [["Oslo sectional", "$1,899"], ["Bramley king bed", "$1,150"], ["Walnut dining set", "$980"]], "Visit our showroom or shop online."))
+    expect(store[0]!.code).toBe("449110")
+    const maker = top(shop("Copper Beech Woodworks", "Dining tables and beds built by hand in our workshop from local cherry and oak.",
+      [["Cherry trestle table", "$3,200"], ["Oak bed frame", "$2,400"]], "Our woodworkers cut, join and finish every piece in our workshop."))
+    expect(maker[0]!.code.slice(0, 3)).toBe("337")
+    expect(maker.slice(0, 5).map((r) => r.code)).toContain("449110")
+  })
+
+  it("classifies a point-of-sale product full of restaurant words as software, and a group of hotels as a holding company", () => {
+    const pos = top(company("Servewell – the POS for restaurants", "Take orders at the table, send tickets to the kitchen and run your restaurant menu from one screen.",
+      ["Plans: Starter $0/month, Plus $59/month per location.", "Servers take orders tableside and guests pay at the table.",
+        "Menus, dishes, tables and kitchen tickets in one app. Start a free trial or log in."]))
+    expect(pos[0]!.code).toBe("513210")
+    const group = top(company("Castellane Group", "The Castellane family's group owns five boutique hotels, three restaurants and a vineyard.",
+      ["Each hotel and restaurant is run by its own management team.", "From our head office we fund growth and provide finance and legal services to our companies."]))
+    expect(group[0]!.code).toBe("551112")
+  })
+
   it("uses schema.org business types and ranks all codes with honest confidence", () => {
     const clinic = top(company("Elm Street Smiles", "Cleanings, fillings and crowns for the whole family.", ["Book online."], "Dentist"))
     expect(clinic[0]!.code).toBe("621210")

@@ -46,6 +46,8 @@ export const statementsOf = (evidence: CompanyEvidence): Array<Statement> => {
     for (const d of page.jsonLdDescriptions) out.push(statement(d, 2.5 * page0))
     for (const h of page.headings) out.push(statement(h.text, (h.level === 1 ? 2.5 : 1.5) * page0))
     if (index === 0) for (const label of page.nav) out.push(statement(label, 0.8))
+    // What is priced is what the customer buys: it says what the company does as plainly as its description.
+    for (const offer of (page.offers ?? []).slice(0, 30)) out.push(statement(offer, 2 * page0))
     for (const s of sentences(page.text).slice(0, 200)) out.push(statement(s, (identity.test(s) ? 2 : 1) * page0))
   })
   return out

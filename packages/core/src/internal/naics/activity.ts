@@ -1,0 +1,216 @@
+/**
+ * What the company sells, read the way an analyst reads a site: not the words it repeats but the activity a customer
+ * pays for. Cues of the business model (a shop with a cart, makers who describe their making, a software product with
+ * plans, an agency for hire, a group of companies) decide between the codes that share a subject: a furniture maker
+ * and a furniture store, restaurant software and a restaurant, a holding company and its subsidiaries' trade. Priced
+ * items name what is bought, so product families found in them (and in the site's own headings) count most.
+ */
+import type { CompanyEvidence } from "../../CompanyEvidence.js"
+
+/** How strongly the site shows each business model (counts of distinct cues). */
+export interface Model {
+  /** Sells goods to visitors: a cart, "shop now", shipping, priced goods. */
+  readonly commerce: number
+  /** Describes making what it sells: "hand-poured", "our workshop", "we roast". */
+  readonly making: number
+  /** A software product: platform, app, plans per month, free trial, log in. */
+  readonly software: number
+  /** Builds software or apps for clients: agency, hire our engineers, case studies. */
+  readonly agency: number
+  /** Hosts sites or data: hosting, servers, data centers. */
+  readonly hosting: number
+  /** Owns other companies: subsidiaries, parent company, our companies, majority stakes. */
+  readonly holding: number
+  /** Sells to businesses in bulk: wholesale, distributor, contractor accounts. */
+  readonly wholesale: number
+  /** Sells used goods: pre-owned, vintage, consignment. */
+  readonly used: number
+  /** Priced items that are goods or dishes (not plans per month). */
+  readonly pricedItems: number
+}
+
+const count = (text: string, cues: ReadonlyArray<RegExp>): number => cues.reduce((n, cue) => n + (cue.test(text) ? 1 : 0), 0)
+
+const commerceCues = [
+  /\badd to (?:cart|bag|basket)\b/, /\bshop now\b/, /\bcheckout\b/, /\bfree (?:shipping|delivery|returns)\b/, /\bin stock\b/,
+  /\bbuy (?:now|online)\b/, /\border online\b/, /\bshop (?:online|the|our|all|coffee|by)\b/, /\bcart\b/, /\bgift cards?\b/,
+  /\bships?\b/, /\bbest ?sellers?\b/, /\bnew (?:arrivals|in)\b/, /\bsale\b/, /\bfinancing\b/, /\bshowrooms?\b/
+]
+const makingCues = [
+  /\b(?:we|our \w+) (?:make|makes|made|craft|brew|distill|roast|forge|bake|pour|throw|build|mix|sew|knit|weave|mill|mash|ferment|culture|wedge|melt)\b/,
+  /\bhand[- ]?(?:made|poured|forged|thrown|crafted|built|tied|dyed|sewn)\b/, /\bmade (?:by hand|in our|here|on site|from scratch|to order)\b/,
+  /\bsmall[- ]batch(?:es)?\b/, /\bfrom scratch\b/, /\bbuilt by hand\b/, /\bgrain to glass\b/, /\bbean to bar\b/,
+  /\bour (?:workshop|studio|factory|plant|mill|forge|roastery|creamery|distillery|brewhouse|smiths|cheesemakers|bakers|woodworkers|kitchen|caves|still)\b/,
+  /\b(?:forged|roasted|brewed|distilled|baked|poured|thrown|aged|cured|milled|sewn) (?:by|in|on|every|this|from)\b/
+]
+const softwareCues = [
+  /\bsoftware\b/, /\bplatform\b/, /\bsaas\b/, /\b(?:web |mobile )?app\b/, /\bdashboard\b/, /\bintegrations?\b/, /\bapi\b/,
+  /\bfree trial\b/, /\b(?:book|request|get) a demo\b/, /\blog ?in\b/, /\bin the cloud\b|\bcloud[- ]based\b/, /\bautomatic(?:ally)?\b/,
+  /\/(?:month|mo)\b/, /\bper (?:user|seat|location|unit|vehicle)\b|\/(?:user|unit|vehicle|location)\b/, /\bpoint[- ]of[- ]sale system\b/,
+  /\bin real time\b|\breal-time\b/, /\bfeatures\b/
+]
+const agencyCues = [
+  /\b(?:development|digital|software) agency\b/, /\bhire (?:us|our)\b/, /\bour (?:engineers|developers)\b/, /\bcase stud(?:y|ies)\b/,
+  /\bdedicated (?:team|squad)\b/, /\bfixed[- ]price\b/, /\b(?:design and build|we build|builds) (?:custom |their |your )?(?:web|mobile|software|apps?|booking|websites?|products?)\b/,
+  /\bcode you own\b/, /\bsprints?\b/
+]
+const hostingCues = [/\bhosting\b/, /\bdata cent(?:er|re)s?\b/, /\bservers?\b/, /\buptime\b/, /\bbackups?\b/, /\bcdn\b/]
+const holdingCues = [
+  /\bsubsidiar(?:y|ies)\b/, /\bparent (?:company|of)\b/, /\bholding company\b/, /\bholdings\b/, /\bour (?:companies|businesses|brands|operating companies)\b/,
+  /\boperating companies\b/, /\bportfolio (?:of|companies)\b/, /\b(?:majority|controlling) (?:stakes?|interests?)\b/, /\bfamily of (?:companies|brands)\b/,
+  /\b(?:owns|we own|own and oversee|owns and oversees)\b/, /\b(?:run|managed|led) by (?:its|their) own\b|\bunder their own names\b|\bown management\b/,
+  /\bgroup\b/, /\bhead office\b/, /\bholds? the shares\b|\bappoints? the boards?\b|\ballocates? capital\b/
+]
+const wholesaleCues = [/\bwholesale\b/, /\bdistributor\b/, /\b(?:trade|contractor) accounts?\b/, /\bnet[- ]30\b/, /\bbranches\b/, /\bwarehouse\b/]
+const usedCues = [/\bpre[- ]?(?:loved|owned)\b/, /\bvintage\b/, /\bconsign(?:ment|ed)?\b/, /\bsecond[- ]?hand\b/, /\bthrift\b/, /\bused (?:cars?|vehicles?|goods|clothing|books|furniture)\b/]
+
+/** A price per period or per unit of use: a plan or a rate, not a good. */
+const planPrice = /\/(?:month|mo|year|yr|user|unit|vehicle|location|day|night|week|visit|hour|ton|lb)\b|\bper\b/
+
+/** Reads the business-model cues of the whole site (every page, buttons and link labels included). */
+export const modelOf = (evidence: CompanyEvidence): Model => {
+  const parts: Array<string> = []
+  let pricedItems = 0
+  for (const page of evidence.pages) {
+    parts.push(page.title ?? "", page.description ?? "", ...page.headings.map((h) => h.text), ...page.nav, page.text)
+    parts.push(...(page.buttons ?? []), ...page.links.map((l) => l.label))
+    for (const offer of page.offers ?? []) {
+      parts.push(offer)
+      if (!planPrice.test(offer.toLowerCase())) pricedItems++
+    }
+  }
+  const text = parts.join("\n").toLowerCase()
+  return {
+    commerce: count(text, commerceCues),
+    making: count(text, makingCues),
+    software: count(text, softwareCues),
+    agency: count(text, agencyCues),
+    hosting: count(text, hostingCues),
+    holding: count(text, holdingCues),
+    wholesale: count(text, wholesaleCues),
+    used: count(text, usedCues),
+    pricedItems
+  }
+}
+
+/** A family of goods: its words, and the codes of selling it, making it and distributing it. */
+interface Family {
+  readonly retail: string
+  readonly maker?: string
+  readonly wholesale?: string
+  readonly pattern: RegExp
+}
+
+const family = (retail: string, maker: string | undefined, wholesale: string | undefined, words: string): Family => ({
+  retail,
+  ...(maker === undefined ? {} : { maker }),
+  ...(wholesale === undefined ? {} : { wholesale }),
+  pattern: new RegExp(`\\b(?:${words})(?:s|es)?\\b`, "g")
+})
+
+/** Goods families; words are lower-case alternatives, plurals added by the pattern. */
+const families: ReadonlyArray<Family> = [
+  family("449110", "337122", "423210", "sofa|sectional|couch|loveseat|(?:dining|coffee|side|trestle|farmhouse|kitchen|end|console|writing) (?:table|set|chair)|dresser|nightstand|bookcase|armchair|accent chair|recliner|mattress|bed|bed frame|headboard|furniture|sideboard|wardrobe"),
+  family("459210", undefined, "424920", "book|hardcover|paperback|novel|picture book|signed first edition|bookshop|bookstore"),
+  family("459110", "339920", "423910", "tent|backpack|sleeping bag|kayak|paddle board|camping gear|hiking boot|trail runner|ski|snowboard|golf club|fishing rod|bike|bicycle|e-bike|helmet|outdoor gear"),
+  family("459310", "111422", "424930", "bouquet|posy|rose|peony|peonie|floral arrangement|flower arrangement|stem|wedding flower|sympathy arrangement"),
+  family("458110", "315250", "424350", "tee|t-shirt|jean|denim|dress|jacket|knitwear|sweater|crewneck|hoodie|apparel|clothing|blouse|skirt|coat"),
+  family("458210", "316210", "424340", "shoe|sneaker|sandal|footwear|loafer"),
+  family("444140", "332216", "423710", "hand tool|power tool|fastener|screw|key cutting|hardware|drill bit"),
+  family("444240", "111421", "424930", "perennial|shrub|houseplant|potting mix|potting soil|seedling|planter|hydrangea|fig tree|fiddle leaf fig|mulch"),
+  family("441110", "336110", "423110", "new car|sedan|suv|pickup truck|new vehicle"),
+  family("456110", "325412", "424210", "prescription|refill|flu shot|pharmacist|vaccine"),
+  family("445320", undefined, "424820", "wine|bourbon|whiskey|whisky|vodka|gin|tequila|spirit|craft beer|ipa|4-pack|six-pack"),
+  family("456130", "339115", "423460", "frame|eyeglass|sunglass|glasses|lens|lense|contact lens|eyewear|aviator"),
+  family("459120", "339930", "423920", "toy|board game|puzzle|wooden train|doll|lego|craft kit"),
+  family("445110", undefined, "424410", "grocer(?:y|ie)|produce|deli|bakery|dairy|frozen food|pantry|banana|chicken thigh|meat and seafood|weekly special"),
+  family("456120", "325620", "424210", "skincare|makeup|lipstick|serum|cosmetic|hair color|perfume|fragrance|mascara|moisturizer|hair dryer"),
+  family("458310", "339910", "423940", "ring|necklace|earring|bracelet|engagement ring|pendant|jewel(?:le)?ry"),
+  family("459910", "311111", "424490", "dog food|cat food|pet food|kibble|treat|leash|bully stick|dog wash|litter|chew"),
+  family("445298", "311920", "424490", "coffee bean|whole bean|single origin|espresso blend|house blend|green coffee|coffee subscription"),
+  family("445298", "311513", "424430", "cheese|cheddar|curd|brie|gouda|alpine wheel"),
+  family("459420", "339999", "424990", "candle|wax melt|wick"),
+  family("456120", "325611", "424690", "soap|bar soap|body wash|lotion|lip balm"),
+  family("449129", "332215", "423710", "knife|knive|chef's knife|blade|paring knife|cleaver"),
+  family("449129", "327110", "423220", "mug|bowl|plate|stoneware|ceramic|porcelain|vase|pottery"),
+  family("459420", "323111", "424120", "greeting card|birthday card|card|gift box|art print|map print|souvenir|postcard"),
+  family("449210", "334111", "423620", "laptop|phone|tv|television|headphone|speaker|appliance|refrigerator|washer"),
+  family("441222", "336612", "423910", "boat|pontoon|bowrider|bass boat|jet ski|outboard"),
+  family("459130", "313210", "424310", "yarn|fabric|quilting|sewing pattern|knitting needle"),
+  family("459140", "339992", "423990", "guitar|piano|drum|amp|ukulele|violin|sheet music"),
+  family("449129", "314120", "423220", "bedding|duvet|towel|throw pillow|curtain|rug|cookware|kitchenware"),
+  family("457210", undefined, "424720", "propane|heating oil|fuel oil"),
+  family("456191", "325411", "424210", "vitamin|supplement|protein powder|probiotic"),
+  family("445230", "111219", "424480", "sweet corn|tomato|tomatoe|peach|peache|berry|berrie|strawberr(?:y|ie)|apple|pumpkin|vegetable|fruit"),
+  family("459991", "312230", "424940", "vape|e-liquid|cigar|tobacco|hookah"),
+  family("444180", "321911", "423310", "lumber|plywood|drywall|decking|cabinet|countertop")
+]
+
+/** Each family's strength on the site: priced items count most, then titles and headings, then the text. */
+const familyStrengths = (evidence: CompanyEvidence): Map<Family, number> => {
+  const out = new Map<Family, number>()
+  const add = (text: string, weight: number) => {
+    const lower = text.toLowerCase()
+    for (const f of families) {
+      f.pattern.lastIndex = 0
+      const hits = lower.match(f.pattern)?.length ?? 0
+      if (hits > 0) out.set(f, (out.get(f) ?? 0) + weight * Math.min(hits, 3))
+    }
+  }
+  evidence.pages.forEach((page, index) => {
+    const w = index === 0 ? 1 : 0.7
+    for (const offer of page.offers ?? []) add(offer, 2 * w)
+    add([page.title ?? "", page.description ?? "", ...page.headings.map((h) => h.text)].join("\n"), 1.5 * w)
+    add(page.nav.join("\n"), 0.5 * w)
+    add(page.text.slice(0, 5000), 0.5 * w)
+  })
+  return out
+}
+
+/** Score adjustments by code: bonuses for the activity sold, and factors for the codes a model rules out. */
+export interface Adjustments {
+  readonly bonus: Map<string, number>
+  /** Multipliers by code prefix (sector or subsector), applied before the bonuses. */
+  readonly factor: ReadonlyArray<readonly [string, number]>
+}
+
+const add = (map: Map<string, number>, code: string, value: number) => map.set(code, (map.get(code) ?? 0) + value)
+
+/** The adjustments the business model and the goods sold call for. */
+export const adjustments = (evidence: CompanyEvidence): Adjustments => {
+  const m = modelOf(evidence)
+  const bonus = new Map<string, number>()
+  const factor: Array<readonly [string, number]> = []
+  // A software product: the industry it serves is its customers', not its own.
+  if (m.software >= 4 && m.agency < 2) {
+    if (m.hosting >= 3) add(bonus, "518210", 2 * m.hosting)
+    else add(bonus, "513210", 2 * m.software)
+  } else if (m.agency >= 2 && m.software >= 1) {
+    add(bonus, "541511", 3 * m.agency + m.software)
+  } else if (m.hosting >= 3) {
+    add(bonus, "518210", 2 * m.hosting)
+  }
+  // A group that owns companies: the group's own activity is holding them.
+  if (m.holding >= 3) {
+    add(bonus, "551112", 3 * m.holding)
+    factor.push(["31", 0.7], ["32", 0.7], ["33", 0.7], ["72", 0.7], ["62", 0.7], ["44", 0.7], ["45", 0.7], ["48", 0.7], ["21", 0.8], ["23", 0.8])
+  }
+  const shop = m.commerce >= 2 || m.pricedItems >= 2
+  const makes = m.making >= 2
+  if (shop && !makes) factor.push(["31", 0.6], ["32", 0.6], ["33", 0.6], ["11", 0.7])
+  const strengths = familyStrengths(evidence)
+  for (const [f, strength] of strengths) {
+    const s = Math.min(strength, 12)
+    if (makes && f.maker !== undefined) {
+      // Makers who sell what they make: making first, the selling second.
+      add(bonus, f.maker, 0.8 * s)
+      add(bonus, f.retail, (shop ? 0.5 : 0.3) * s)
+    } else if (shop) {
+      const retail = m.used >= 1 && f.retail !== "441110" ? "459510" : f.retail === "441110" && m.used >= 1 ? "441120" : f.retail
+      add(bonus, retail, 0.8 * s)
+    } else if (m.wholesale >= 2 && f.wholesale !== undefined) {
+      add(bonus, f.wholesale, 0.5 * s)
+    }
+  }
+  return { bonus, factor }
+}

@@ -113,6 +113,8 @@ export class WebsiteError extends Schema.TaggedError<WebsiteError>()("WebsiteErr
   ),
   url: Schema.String,
   status: Schema.optional(Schema.Number),
+  /** What the target's `Retry-After` asked for (ms), when it answered 429 or 503 with one. */
+  retryAfterMs: Schema.optional(Schema.Number),
   detail: Schema.optional(Schema.String)
 }) {
   get errorCode(): ErrorCode {

@@ -29,6 +29,7 @@ import type { CacheMetadata, ScrapeResult } from "./ScrapeResult.js"
 import { type DocumentOptions, textAsMarkdown, toDocument } from "./internal/pipeline/document.js"
 import { type Derived, deriveAfresh, deriveOnce, memosOf } from "./internal/pipeline/memo.js"
 import { decodePage, encodePage, type LoadedPage } from "./internal/pipeline/page.js"
+import { absoluteLinks } from "./internal/discovery/pageFacts.js"
 import { isYouTubeUrl, loadYouTube } from "./internal/convert/youtube/load.js"
 
 /** A loaded page and where it came from. */
@@ -130,6 +131,8 @@ const filter = (request: ScrapeRequest.ScrapeRequest, tree: Root, url: string) =
 export interface RunOptions {
   /** False: a PDF target fails with `PDF_SKIPPED` instead of being converted (default true). */
   readonly pdfShouldParse?: boolean | undefined
+  /** True: the outcome also lists the page's links (absolute, from the whole page before any filter), for crawls. */
+  readonly links?: boolean | undefined
 }
 
 /** The document options of a request: its PDF page range and OCR, and whether PDFs may be parsed. */
@@ -162,6 +165,8 @@ export interface Outcome {
   readonly render: RenderInfo
   /** Values derived from `result`, computed once while a remembered result is reused (afresh otherwise). */
   readonly derived: Derived
+  /** The page's `<a>`/`<area>` links, absolute, when `RunOptions.links` asked for them (else empty). */
+  readonly links: ReadonlyArray<string>
 }
 
 /** The outcome of a result made without the pipeline (a cached screenshot, say): nothing converted or rendered. */
@@ -169,7 +174,8 @@ export const outcomeOf = (result: ScrapeResult): Outcome => ({
   result,
   document: { type: undefined, ocrPages: 0 },
   render: { rendered: false, finalDOMState: result.isPartial ? "still-loading" : "complete" },
-  derived: deriveAfresh
+  derived: deriveAfresh,
+  links: []
 })
 
 /** Builds every requested output from a loaded page: converting documents (PDF, office, OCR) may spawn tools and
@@ -219,7 +225,8 @@ export const format = (
       result,
       document: { type: document?.type, ocrPages: document?.ocrPages ?? 0 },
       render: renderInfoOf(load),
-      derived: deriveAfresh
+      derived: deriveAfresh,
+      links: options.links === true && document?.kind === "html" ? absoluteLinks(fullTree, page.url) : []
     }
   })
 
@@ -385,7 +392,8 @@ const memoKeysOf = (request: ScrapeRequest.ScrapeRequest, options: RunOptions): 
         request.markdownParams ?? null,
         request.imageParams ?? null,
         request.parseParams ?? null,
-        options.pdfShouldParse ?? null
+        options.pdfShouldParse ?? null,
+        options.links ?? null
       ])
     }
   }

@@ -74,3 +74,25 @@ export const readPage = (response: FetchedResponse): PageFacts | undefined => {
       .map((alternate) => alternate.href)
   }
 }
+
+/** The `<a>` and `<area>` links of a parsed page as absolute URLs (against its `<base href>` or `url`), unusable ones dropped. */
+export const absoluteLinks = (tree: Root, url: string): Array<string> => {
+  const { base, hrefs } = linksOf(tree)
+  let against = url
+  if (base !== undefined) {
+    try {
+      against = new URL(base, url).href
+    } catch {
+      // An unusable <base> is ignored, as browsers do.
+    }
+  }
+  const out: Array<string> = []
+  for (const href of hrefs) {
+    try {
+      out.push(new URL(href.trim(), against).href)
+    } catch {
+      // Not a URL: nothing to follow.
+    }
+  }
+  return out
+}

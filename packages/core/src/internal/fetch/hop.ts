@@ -72,7 +72,8 @@ export const hop = async (options: {
     }
     if (response.statusCode >= 400) {
       await drain(body)
-      throw new WebsiteError({ reason: "HttpStatus", url: url.href, status: response.statusCode })
+      const retryAfterMs = response.statusCode === 429 || response.statusCode === 503 ? retryAfter(headers["retry-after"]) : undefined
+      throw new WebsiteError({ reason: "HttpStatus", url: url.href, status: response.statusCode, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) })
     }
     const length = headers["content-length"] === undefined ? undefined : Number(headers["content-length"])
     const bytes = await readBody(body, headers["content-encoding"], Number.isFinite(length) ? length : undefined, options.maxBytes)
@@ -80,4 +81,13 @@ export const hop = async (options: {
   } finally {
     signal.removeEventListener("abort", onAbort)
   }
+}
+
+/** `Retry-After` as milliseconds from now: delta seconds or an HTTP date; `undefined` when absent or unreadable. */
+export const retryAfter = (value: string | undefined, now = Date.now()): number | undefined => {
+  if (value === undefined) return undefined
+  const text = value.trim()
+  if (/^\d+$/.test(text)) return Number(text) * 1000
+  const at = Date.parse(text)
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now)
 }

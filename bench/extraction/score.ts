@@ -39,7 +39,7 @@ export const markdownToText = (markdown: string): string =>
       .replace(/^\s*>\s?/gmu, "")
       .replace(/^\s*(?:```|~~~).*$/gmu, " ")
       .replace(/`([^`]*)`/gu, "$1")
-      .replace(/\\([\\`*_{}[\]()#+\-.!|<>~&])/gu, "$1")
+      .replace(/\\([\\`*_{}[\]()#+\-.!|<>~&@:])/gu, "$1")
   )
 
 /** Scores one page's plain text against its segments. */

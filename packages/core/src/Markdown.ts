@@ -9,6 +9,9 @@
  *   its media type and loses its payload: `![logo](data:image/png;base64,...)`.
  * - GFM has no syntax for `sub`, `sup`, `kbd` and `mark`: they stay inline HTML tags. Emphasis that cannot parse in
  *   place (`foo<b>"bar"</b>baz`) is written as `<strong>`/`<em>`/`<del>` rather than lost.
+ * - It reads back as the page meant under GFM: bare `www.`/`http(s)://` URLs and e-mail addresses in text are escaped
+ *   (`www\.`, `https\://`, `\@`) so GFM does not link them, a literal `!` before a link is `\!`, a rule opening a `-`
+ *   item is `***`, a lone `*` or `~` inside emphasis is escaped, and a one-column table with a header row stays a table.
  * - Definition lists: `**term**` then `: definition`.
  * - Lists, quotes and definitions nested more than 16 deep (`maxNesting`) are written flat at the 16th level.
  * - `script`, `style`, `noscript`, `template`, `svg`, `canvas`, `head` and embedded media are dropped.

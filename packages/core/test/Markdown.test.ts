@@ -3,6 +3,9 @@ import type { Nodes as MdastNodes, Root as MdastRoot } from "mdast"
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+// micromark and its GFM extension come with remark-parse and remark-gfm (the same versions parse for them).
+import { micromark } from "micromark"
+import { gfm, gfmHtml } from "micromark-extension-gfm"
 import rehypeParse from "rehype-parse"
 import rehypeRemark from "rehype-remark"
 import remarkGfm from "remark-gfm"
@@ -273,6 +276,64 @@ describe("Markdown", () => {
       // Readable where nothing needs escaping.
       expect(markdown).toContain("snake_case_name and 2 * 3 and a_b")
       expect(markdown).toContain("a < b is fine")
+    })
+
+    it("round trip: what GFM would read differently is written so it reads back as the page meant", () => {
+      // remark-gfm is the oracle: our Markdown parses to the structure rehype-remark makes from the same HTML.
+      const f = fixture("round-trip")
+      const markdown = output("round-trip")
+      // (Bare URLs aside: mdast links them whatever the escapes; the next test reads them with GFM itself.)
+      const unlink = (node: MdastNodes): void => {
+        if (!("children" in node)) return
+        node.children = node.children.map((child) => {
+          if (child.type !== "link" || child.children.length !== 1 || child.children[0]!.type !== "text") return child
+          const text = child.children[0]!.value
+          const literal = [text, `http://${text}`, `mailto:${text}`].includes(child.url)
+          return literal ? { type: "text", value: text } : child
+        }) as typeof node.children
+        for (const child of node.children) unlink(child)
+      }
+      const tree = readBack(markdown)
+      unlink(tree)
+      expect(signature(tree)).toBe(signature(reference(f.input)))
+      // A one-column table with a header row stays a table.
+      expect(all(tree, "table").map((t) => t.children.length)).toEqual([3])
+      // `!` before a link is text; the image inside the second link is the only image.
+      expect(all(tree, "link").map((l) => l.url)).toEqual(["https://example.com/a", "https://example.com/b"])
+      expect(all(tree, "image").map((i) => i.url)).toEqual(["https://example.com/i.png"])
+      // A list item holding a rule keeps its item.
+      expect(all(tree, "list").map((l) => l.children.length)).toEqual([2, 1])
+      expect(all(tree, "listItem").map((i) => i.children[0]?.type)).toEqual(["thematicBreak", "paragraph", "thematicBreak"])
+      // Emphasis around a lone marker character.
+      expect(signature(tree.children[4]!)).toBe(
+        'paragraph("A lone star: " emphasis("*") ", a bold one: " strong("*") ", a struck tilde: " delete("~") ' +
+          '", star text * alone.")'
+      )
+      expect(markdown).toContain("star text * alone")
+    })
+
+    it("bare URLs and e-mail addresses in text stay text when GFM reads them back", () => {
+      // GFM (micromark, the parser under remark-gfm) links `www.`, `http(s)://` and addresses in bare text unless a
+      // character is escaped. (mdast's own autolink pass re-links text after parsing whatever the escapes say, so the
+      // HTML that GFM renders is the oracle here.)
+      const markdown = output("round-trip")
+      const html = micromark(markdown, { extensions: [gfm()], htmlExtensions: [gfmHtml()] })
+      const paragraph = /<p>Visit [^\n]*<\/p>/u.exec(html)?.[0]
+      expect(paragraph).toBe(
+        "<p>Visit www.example.com or https://example.org/path and http://example.net, write to someone@example.com.</p>"
+      )
+      expect(html).toContain("<p>Emphasis ends before a link: <em>see</em>www.example.com</p>")
+      // Link text needs no escape: autolinks never form inside a link.
+      expect(Markdown.fromHtml(`<a href="https://x.example/">https://x.example/ or me@x.example</a>`)).toBe(
+        "[https://x.example/ or me@x.example](https://x.example/)\n"
+      )
+    })
+
+    it("CDATA in HTML ends at the first `>`: the markup after it is content", () => {
+      expect(rootSignature(output("cdata"))).toBe(
+        'root(paragraph("Before the section.") paragraph("Kept after the bogus comment.") paragraph("]]>") ' +
+          'paragraph("Inline comment."))'
+      )
     })
 
     it("links disabled: link text only, also for links around blocks", () => {

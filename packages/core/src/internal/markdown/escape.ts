@@ -10,15 +10,33 @@ const alphanumeric = /[\p{L}\p{N}]/u
 const entityLike = /^&(?:#[0-9]{1,7};|#[xX][0-9a-fA-F]{1,6};|[A-Za-z][A-Za-z0-9]{1,31};)/
 const tagLike = /^<[A-Za-z/!?]/
 
-/** Escapes one run of collapsed text (no leading or trailing space) for use inside a paragraph or cell. */
-export const escapeText = (text: string, table: boolean): string => {
-  if (!special.test(text)) return text
-  return text.replace(candidates, (ch, offset: number) => {
-    const prev = offset > 0 ? text[offset - 1]! : " "
-    const next = offset + 1 < text.length ? text[offset + 1]! : " "
+/**
+ * Escapes one run of collapsed text (no leading or trailing space) for use inside a paragraph or cell; `linked` text
+ * (inside a link) needs no guard against GFM's autolinks, which never form inside a link.
+ */
+export const escapeText = (text: string, table: boolean, linked = false): string => {
+  const escaped = special.test(text) ? escapeSyntax(text, table) : text
+  return linked || !autolinkLike.test(escaped) ? escaped : escapeAutolinks(escaped)
+}
+
+/** Where GFM would turn bare text into a link: `www.`, `http://`, `https://` and e-mail addresses. */
+const autolinkLike = /@|www\.|:\/\//i
+const autolinkParts = /(^|[^\p{L}\p{N}])(www)\.(?=[\p{L}\p{N}_-])|(https?):(?=\/\/)|(?<=[A-Za-z0-9._+-])@(?=[A-Za-z0-9_-])/giu
+
+/** Escapes the character that makes GFM link bare text (`www\.`, `https\://`, `name\@host`): the text reads the same. */
+const escapeAutolinks = (text: string): string =>
+  text.replace(autolinkParts, (match, before: string | undefined, www: string | undefined, scheme: string | undefined) =>
+    www !== undefined ? `${before}${www}\\.` : scheme !== undefined ? `${scheme}\\:` : "\\@"
+  )
+
+const escapeSyntax = (text: string, table: boolean): string =>
+  text.replace(candidates, (ch, offset: number) => {
+    // At the edges of the run the neighbours are unknown (an emphasis marker may sit there): not a space.
+    const prev = offset > 0 ? text[offset - 1]! : ""
+    const next = offset + 1 < text.length ? text[offset + 1]! : ""
     switch (ch) {
       case "\\":
-        return next === " " || asciiPunctuation.test(next) ? "\\\\" : ch
+        return next === "" || next === " " || asciiPunctuation.test(next) ? "\\\\" : ch
       case "*":
       case "~":
         // Surrounded by spaces it can neither open nor close.
@@ -36,7 +54,6 @@ export const escapeText = (text: string, table: boolean): string => {
         return "\\" + ch
     }
   })
-}
 
 const blockStart = /^(?:[#>]|[-+*](?: |$)|\d{1,9}[.)](?: |$)|=+ *$|-+ *$)/
 

@@ -23,7 +23,7 @@ export const flow = (nodes: ReadonlyArray<ElementContent>, st: State, out: Array
         if (blank.test(node.value)) continue
         buf = startParagraph(st)
       }
-      buf.text(node.value)
+      buf.text(node.value, st.link !== undefined)
       continue
     }
     if (node.type !== "element") continue
@@ -63,7 +63,7 @@ export const blocksOf = (el: Element, st: State): Array<string> => {
 /** Writes one node in inline context. */
 export const phrasing = (node: ElementContent, st: State, buf: Inline): void => {
   if (node.type === "text") {
-    buf.text(node.value)
+    buf.text(node.value, st.inLink || st.link !== undefined)
     return
   }
   if (node.type !== "element") return

@@ -69,8 +69,8 @@ export class Inline {
     return this.parts.length === 0
   }
 
-  /** Adds a text node's value: whitespace collapsed, Markdown syntax escaped. */
-  text(value: string): void {
+  /** Adds a text node's value: whitespace collapsed, Markdown syntax escaped (`linked`: inside a link). */
+  text(value: string, linked = false): void {
     const collapsed = value.replace(whitespaceRun, " ")
     const length = collapsed.length
     if (length === 0) return
@@ -82,7 +82,8 @@ export class Inline {
     }
     if (end > start && collapsed.charCodeAt(end - 1) === 32) end--
     if (end > start) {
-      this.literal(escapeText(start === 0 && end === length ? collapsed : collapsed.slice(start, end), this.table))
+      const run = start === 0 && end === length ? collapsed : collapsed.slice(start, end)
+      this.literal(escapeText(run, this.table, linked || this.link !== undefined))
       if (end < length) this.space = true
     }
   }
@@ -151,7 +152,10 @@ export class Inline {
     for (const part of parts) {
       if (typeof part === "string") out += part
       else if (part.dropped) continue
-      else if (part.html && part.tag !== undefined) out += part.open ? `<${part.tag}>` : `</${part.tag}>`
+      // A literal `!` right before a link's `[` would make it an image.
+      else if (part.tag === undefined && part.open && part.markdown === "[" && out.endsWith("!")) {
+        out = out.slice(0, -1) + "\\!["
+      } else if (part.html && part.tag !== undefined) out += part.open ? `<${part.tag}>` : `</${part.tag}>`
       else out += part.markdown
     }
     return out

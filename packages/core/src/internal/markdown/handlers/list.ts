@@ -42,7 +42,9 @@ export const list = (el: Element, st: State, out: Array<string>): void => {
     st.taskInput = outerTask
     if (blocks.length > 0) {
       const marker = ordered ? `${Math.max(0, Math.min(number, 999_999_999))}${delimiter}` : bullet
-      const content = st.inTable ? joinBlocks(blocks, st) : joinItem(blocks)
+      let content = st.inTable ? joinBlocks(blocks, st) : joinItem(blocks)
+      // `- ---` is itself a rule (the item would vanish): a rule opening a `-` item is written `***`.
+      if (!ordered && bullet === "-" && /^---(?:\n|$)/.test(content)) content = "***" + content.slice(3)
       if (!st.inTable && blocks.length > 1 && !isTight(blocks)) loose = true
       const box = task === undefined ? "" : task ? "[x] " : "[ ] "
       written.push(st.inTable ? `${marker} ${box}${content}` : indent(content, `${marker} ${box}`, " ".repeat(marker.length + 1)))

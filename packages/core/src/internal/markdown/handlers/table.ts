@@ -2,7 +2,8 @@
  * `table` → a GFM table. The first row is the header (GFM requires one); a `colspan` cell is followed by empty cells
  * and short rows are padded, so every row has the same number of columns; alignment comes from `align` or
  * `style="text-align: ..."`. Cell content is written on one line: blocks and `<br>` become `<br>`, pipes are escaped.
- * Layout tables (a table nested in a cell, or a single column) are not data: their cells are written as blocks.
+ * Layout tables (a table nested in a cell, or a single column without a header row) are not data: their cells are
+ * written as blocks.
  * `rowspan` is not expanded: the cells of the following rows shift left, as in most converters.
  */
 import type { Element } from "hast"
@@ -19,7 +20,8 @@ export const table = (el: Element, st: State, out: Array<string>): void => {
   collectRows(el, rows, captions)
   let columns = 0
   for (const row of rows) columns = Math.max(columns, width(row))
-  if (st.inTable || columns <= 1 || rows.some(hasNestedTable)) {
+  // One column is a layout table unless its first row is a header row (a list with a title, kept as a table).
+  if (st.inTable || columns === 0 || (columns === 1 && !headerRow(rows[0]!)) || rows.some(hasNestedTable)) {
     flow(el.children, st, out)
     return
   }
@@ -52,6 +54,17 @@ export const table = (el: Element, st: State, out: Array<string>): void => {
 }
 
 const sections = new Set(["thead", "tbody", "tfoot"])
+
+/** Whether every cell of the row is a `th` (a header row, in `thead` or not). */
+const headerRow = (row: Element): boolean => {
+  let cells = 0
+  for (const cell of row.children) {
+    if (cell.type !== "element") continue
+    if (cell.tagName === "td") return false
+    if (cell.tagName === "th") cells++
+  }
+  return cells > 0
+}
 
 const collectRows = (el: Element, rows: Array<Element>, captions: Array<Element>): void => {
   for (const child of el.children) {

@@ -111,8 +111,9 @@ const family = (retail: string, maker: string | undefined, wholesale: string | u
 /** Goods families; words are lower-case alternatives, plurals added by the pattern. */
 const families: ReadonlyArray<Family> = [
   family("449110", "337122", "423210", "sofa|sectional|couch|loveseat|(?:dining|coffee|side|trestle|farmhouse|kitchen|end|console|writing) (?:table|set|chair)|dresser|nightstand|bookcase|armchair|accent chair|recliner|mattress|bed|bed frame|headboard|furniture|sideboard|wardrobe"),
-  family("459210", undefined, "424920", "book|hardcover|paperback|novel|picture book|signed first edition|bookshop|bookstore"),
-  family("459110", "339920", "423910", "tent|backpack|sleeping bag|kayak|paddle board|camping gear|hiking boot|trail runner|ski|snowboard|golf club|fishing rod|bike|bicycle|e-bike|helmet|outdoor gear"),
+  family("459210", undefined, "424920", "books|hardcover|paperback|novel|picture book|signed first edition|bookshop|bookstore"),
+  family("459110", "339920", "423910", "tent|backpack|sleeping bag|kayak|paddle board|camping gear|hiking boot|trail runner|ski|snowboard|golf club|fishing rod|helmet|outdoor gear"),
+  family("459110", "336991", "423910", "bike|bicycle|e-bike|road bike|gravel bike|mountain bike|frameset"),
   family("459310", "111422", "424930", "bouquet|posy|rose|peony|peonie|floral arrangement|flower arrangement|stem|wedding flower|sympathy arrangement"),
   family("458110", "315250", "424350", "tee|t-shirt|jean|denim|dress|jacket|knitwear|sweater|crewneck|hoodie|apparel|clothing|blouse|skirt|coat"),
   family("458210", "316210", "424340", "shoe|sneaker|sandal|footwear|loafer"),
@@ -132,7 +133,7 @@ const families: ReadonlyArray<Family> = [
   family("459420", "339999", "424990", "candle|wax melt|wick"),
   family("456120", "325611", "424690", "soap|bar soap|body wash|lotion|lip balm"),
   family("449129", "332215", "423710", "knife|knive|chef's knife|blade|paring knife|cleaver"),
-  family("449129", "327110", "423220", "mug|bowl|plate|stoneware|ceramic|porcelain|vase|pottery"),
+  family("449129", "327110", "423220", "mug|serving bowl|dinner plate|stoneware|ceramic|porcelain|vase|pottery"),
   family("459420", "323111", "424120", "greeting card|birthday card|card|gift box|art print|map print|souvenir|postcard"),
   family("449210", "334111", "423620", "laptop|phone|tv|television|headphone|speaker|appliance|refrigerator|washer"),
   family("441222", "336612", "423910", "boat|pontoon|bowrider|bass boat|jet ski|outboard"),
@@ -195,7 +196,8 @@ export const adjustments = (evidence: CompanyEvidence): Adjustments => {
     add(bonus, "551112", 3 * m.holding)
     factor.push(["31", 0.7], ["32", 0.7], ["33", 0.7], ["72", 0.7], ["62", 0.7], ["44", 0.7], ["45", 0.7], ["48", 0.7], ["21", 0.8], ["23", 0.8])
   }
-  const shop = m.commerce >= 2 || m.pricedItems >= 2
+  // A shop: cart, shipping and "shop now" cues, or priced goods with at least one of them (a priced menu is not a shop).
+  const shop = m.commerce >= 2 || (m.pricedItems >= 2 && m.commerce >= 1)
   const makes = m.making >= 2
   if (shop && !makes) factor.push(["31", 0.6], ["32", 0.6], ["33", 0.6], ["11", 0.7])
   const strengths = familyStrengths(evidence)

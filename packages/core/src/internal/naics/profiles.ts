@@ -38,7 +38,8 @@ export const profileIndex = (): ProfileIndex => {
     const doc = [...terms(industry.title), ...terms(industry.title), ...terms(industry.description), ...industry.examples.flatMap(terms)]
     const docTerms = new Map<string, number>()
     for (const t of doc) docTerms.set(t, (docTerms.get(t) ?? 0) + 1)
-    const phrases = industry.examples.map(words).filter((p) => p.length > 0)
+    // Examples that stem alike ("escape room", "escape rooms") are one phrase, so a code never dilutes its own phrase.
+    const phrases = [...new Map(industry.examples.map(words).filter((p) => p.length > 0).map((p) => [p.join(" "), p])).values()]
     return { industry, phrases, titleTerms, docTerms, docLength: doc.length }
   })
   const phrasesByHead = new Map<string, Array<readonly [number, ReadonlyArray<string>]>>()

@@ -1,17 +1,26 @@
 /**
- * The errors of accounts and metering, each carrying the contract's `error_code` and HTTP status.
+ * The errors of accounts and metering, each carrying the contract's `error_code` (`@sift/http` gives the statuses).
  *
  * @since 0.1.0
  */
 import { Schema } from "effect"
 
+/** The `error_code`s auth's errors carry. */
+export const ErrorCode = Schema.Literal(
+  "UNAUTHORIZED",
+  "FORBIDDEN",
+  "DISABLED",
+  "INSUFFICIENT_PERMISSIONS",
+  "USAGE_EXCEEDED",
+  "INPUT_VALIDATION_ERROR"
+)
+/** @category models */
+export type ErrorCode = typeof ErrorCode.Type
+
 /** Missing, malformed, unknown, expired or revoked API key: 401 `UNAUTHORIZED`. */
 export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", { detail: Schema.String }) {
   get errorCode() {
     return "UNAUTHORIZED" as const
-  }
-  get status() {
-    return 401
   }
   override get message() {
     return this.detail
@@ -22,9 +31,6 @@ export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthoriz
 export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", { reason: Schema.Literal("suspended", "disabled") }) {
   get errorCode() {
     return this.reason === "disabled" ? "DISABLED" as const : "FORBIDDEN" as const
-  }
-  get status() {
-    return 403
   }
   override get message() {
     return this.reason === "disabled" ? "This organization is disabled" : "This organization is suspended"
@@ -38,9 +44,7 @@ export class InsufficientPermissions extends Schema.TaggedError<InsufficientPerm
   get errorCode() {
     return "INSUFFICIENT_PERMISSIONS" as const
   }
-  get status() {
-    return 403
-  }
+  /** The permission the error body names in `required_permission`. */
   get requiredPermission() {
     return this.required
   }
@@ -57,9 +61,6 @@ export class UsageExceeded extends Schema.TaggedError<UsageExceeded>()("UsageExc
   get errorCode() {
     return "USAGE_EXCEEDED" as const
   }
-  get status() {
-    return 403
-  }
   override get message() {
     return `Not enough credits: this request needs ${this.needed}, ${Math.max(0, this.available)} available`
   }
@@ -72,9 +73,6 @@ export class UnknownPermission extends Schema.TaggedError<UnknownPermission>()("
 }) {
   get errorCode() {
     return "INPUT_VALIDATION_ERROR" as const
-  }
-  get status() {
-    return 400
   }
   override get message() {
     return this.detail

@@ -6,7 +6,11 @@
  */
 import { Schema } from "effect"
 
-/** Every `error_code` of the contract. */
+/**
+ * The `error_code`s core's errors carry (interface.md, Errors): a request that cannot be read, a site that cannot be
+ * scraped, a deadline, content that cannot be converted. Codes raised elsewhere are declared by the package raising
+ * them (auth, monitors, webhooks, http); `@sift/http` maps their union to statuses in one table.
+ */
 export const ErrorCode = Schema.Literal(
   "INPUT_VALIDATION_ERROR",
   "TIMEOUT_EXCEEDS_MAXIMUM",
@@ -14,40 +18,13 @@ export const ErrorCode = Schema.Literal(
   "WEBSITE_ACCESS_ERROR",
   "WEBSITE_NOT_FOUND",
   "WEBSITE_BLOCKED",
+  "SEARCH_UNAVAILABLE",
   "PDF_SKIPPED",
   "PDF_IMAGES_ONLY",
-  "UNAUTHORIZED",
-  "FORBIDDEN",
-  "USAGE_EXCEEDED",
-  "DISABLED",
-  "INSUFFICIENT_PERMISSIONS",
-  "ZDR_NOT_ENABLED",
-  "ZDR_NOT_SUPPORTED",
-  "REQUEST_TIMEOUT",
-  "MONITOR_NO_WEBHOOK",
-  "CONTENT_TOO_LARGE",
-  "FREE_EMAIL_DETECTED",
-  "DISPOSABLE_EMAIL_DETECTED",
-  "COLD_DOMAIN_TIMEOUT_TOO_LOW",
-  "RATE_LIMITED",
-  "INTERNAL_ERROR",
-  "VALID",
-  "NOT_FOUND",
-  "PAID_PLAN_REQUIRED",
-  "EXTERNAL_PROVIDER_ERROR",
   "UNSUPPORTED_CONTENT",
-  "MONITOR_PAUSED",
-  "COLLECTION_PAUSED",
-  "MONITOR_LIMIT_EXCEEDED",
-  "SEARCH_UNAVAILABLE",
-  "BATCH_LIMIT_EXCEEDED",
-  "BATCH_NOT_CANCELLABLE",
-  "BATCH_NOT_COMPLETED",
-  "IDEMPOTENCY_KEY_CONFLICT",
-  "DELIVERY_IN_PROGRESS",
-  "DELIVERY_ALREADY_DELIVERED",
-  "DELIVERY_EXPIRED",
-  "DELIVERY_CANCELLED"
+  "CONTENT_TOO_LARGE",
+  "REQUEST_TIMEOUT",
+  "INTERNAL_ERROR"
 )
 /** @category models */
 export type ErrorCode = typeof ErrorCode.Type

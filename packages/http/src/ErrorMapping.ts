@@ -1,15 +1,49 @@
 /**
- * One table from the contract's error codes to HTTP statuses, and the one place where any failure becomes the error
- * body `{ request_id, error_code, message, required_permission?, key_metadata? }`. Every domain error of Sift carries
- * its `errorCode`; `Record<ErrorCode, number>` makes a new code fail to compile until it has a status.
+ * One table from the contract's error codes to HTTP statuses, and the one place where a failure becomes the error body
+ * `{ request_id, error_code, message, required_permission?, key_metadata? }`. Each package declares the codes it raises
+ * (core, auth, monitors, webhooks; the HTTP layer its own); `Record<ErrorCode, number>` over their union makes a new
+ * code fail to compile until it has a status. A handler fails only with a `CodedError`; infrastructure failures (SQL,
+ * the job queue) become defects at the service edge (`dieOnInfrastructure`) and answer 500, charged nothing.
  *
  * @since 0.1.0
  */
+import type { SqlError } from "@effect/sql/SqlError"
+import { AuthErrors } from "@sift/auth"
 import { Errors } from "@sift/core"
-import { Schema } from "effect"
+import { MonitorErrors } from "@sift/monitors"
+import type { JobQueue } from "@sift/store"
+import { Deliveries } from "@sift/webhooks"
+import { Cause, Effect, Exit, Option, Predicate, Schema } from "effect"
+
+/**
+ * Codes no other package raises: the HTTP layer's own refusals, and codes the contract lists that nothing raises yet
+ * (batches, enrichment, providers), declared here until the package raising them declares them itself.
+ */
+export const WireCode = Schema.Literal(
+  "NOT_FOUND",
+  "RATE_LIMITED",
+  "ZDR_NOT_ENABLED",
+  "PAID_PLAN_REQUIRED",
+  "VALID",
+  "ZDR_NOT_SUPPORTED",
+  "EXTERNAL_PROVIDER_ERROR",
+  "FREE_EMAIL_DETECTED",
+  "DISPOSABLE_EMAIL_DETECTED",
+  "COLD_DOMAIN_TIMEOUT_TOO_LOW",
+  "COLLECTION_PAUSED",
+  "BATCH_LIMIT_EXCEEDED",
+  "BATCH_NOT_CANCELLABLE",
+  "BATCH_NOT_COMPLETED",
+  "IDEMPOTENCY_KEY_CONFLICT"
+)
+
+/** Every `error_code` of the contract: each package's own and the wire's (a Schema, for bodies and tool results). */
+export const ErrorCode = Schema.Union(Errors.ErrorCode, AuthErrors.ErrorCode, MonitorErrors.ErrorCode, Deliveries.ErrorCode, WireCode)
+/** @category models */
+export type ErrorCode = typeof ErrorCode.Type
 
 /** The status of every code (interface.md Errors; decisions §1 for the codes the spec lists without one). */
-export const statusOf: Readonly<Record<Errors.ErrorCode, number>> = {
+export const statusOf: Readonly<Record<ErrorCode, number>> = {
   INPUT_VALIDATION_ERROR: 400,
   TIMEOUT_EXCEEDS_MAXIMUM: 400,
   TIMEOUT_TOO_SHORT_FOR_WAIT: 400,
@@ -52,14 +86,26 @@ export const statusOf: Readonly<Record<Errors.ErrorCode, number>> = {
   VALID: 200
 }
 
-/** A failure of the HTTP layer itself (routing, rate limit, ZDR, plan checks), carrying its code. */
+/**
+ * What a request may fail with: a tagged error carrying its contract code, whose `message` is the body's. Errors
+ * without one (`new Error(...)`, a raw `SqlError`) do not satisfy it, so a handler failing with them does not compile.
+ *
+ * @category models
+ */
+export interface CodedError {
+  readonly _tag: string
+  readonly errorCode: ErrorCode
+  readonly message: string
+  /** The permission the key lacks, sent as `required_permission` (`INSUFFICIENT_PERMISSIONS`). */
+  readonly requiredPermission?: string | undefined
+}
+
+/** A failure of the HTTP layer itself (routing, reading the body, rate limit, ZDR, plan checks), carrying its code. */
 export class ApiFailure extends Schema.TaggedError<ApiFailure>()("ApiFailure", {
-  code: Errors.ErrorCode,
-  detail: Schema.String,
-  requiredPermission: Schema.optional(Schema.String),
-  retryAfter: Schema.optional(Schema.Number)
+  code: ErrorCode,
+  detail: Schema.String
 }) {
-  get errorCode(): Errors.ErrorCode {
+  get errorCode(): ErrorCode {
     return this.code
   }
   override get message(): string {
@@ -70,30 +116,52 @@ export class ApiFailure extends Schema.TaggedError<ApiFailure>()("ApiFailure", {
 /** What an error becomes on the wire. */
 export interface MappedError {
   readonly status: number
-  readonly errorCode: Errors.ErrorCode
+  readonly errorCode: ErrorCode
   readonly message: string
   readonly requiredPermission?: string
-  readonly retryAfter?: number
 }
 
-const isErrorCode = Schema.is(Errors.ErrorCode)
+/** Maps a coded failure to its status and body members. */
+export const map = (error: CodedError): MappedError => {
+  const code = error.errorCode
+  const required = error.requiredPermission
+  return {
+    status: statusOf[code],
+    errorCode: code,
+    message: error.message === "" ? code : error.message,
+    ...(required === undefined ? {} : { requiredPermission: required })
+  }
+}
+
+/** What a defect (a bug, or infrastructure that failed) answers: a 500 that leaks no internals. */
+export const defect: MappedError = {
+  status: 500,
+  errorCode: "INTERNAL_ERROR",
+  message: "Internal error; the request was not charged"
+}
+
+/** Whether a failure is coded after all (the types say so; a cast could still lie, and then it is a defect). */
+export const isCoded = (error: unknown): error is CodedError =>
+  Predicate.hasProperty(error, "errorCode") && typeof error.errorCode === "string" && Object.hasOwn(statusOf, error.errorCode)
+
+/** Failures of the infrastructure (the database, the job queue): nothing a caller can act on. */
+export type Infrastructure = SqlError | JobQueue.JobQueueError
+
+const isInfrastructure = (error: unknown): error is Infrastructure =>
+  Predicate.isTagged(error, "SqlError") || Predicate.isTagged(error, "JobQueueError")
 
 /**
- * Maps any failure to its status and body members. Domain errors (core's, auth's, ours) carry `errorCode`; anything
- * else is a defect and becomes a 500 whose message does not leak internals.
+ * `effect` with its infrastructure failures turned into defects, at the edge of a service a handler or the pipeline
+ * calls: its error channel is then only the service's coded refusals. An already completed effect stays completed,
+ * so services answering from memory cost no step of the fiber.
  */
-export const map = (error: unknown): MappedError => {
-  const candidate = error as { errorCode?: unknown; message?: unknown; required?: unknown; requiredPermission?: unknown; retryAfter?: unknown }
-  if (typeof error === "object" && error !== null && isErrorCode(candidate.errorCode)) {
-    const code = candidate.errorCode
-    const required = candidate.requiredPermission ?? candidate.required
-    return {
-      status: statusOf[code],
-      errorCode: code,
-      message: typeof candidate.message === "string" && candidate.message !== "" ? candidate.message : code,
-      ...(typeof required === "string" ? { requiredPermission: required } : {}),
-      ...(typeof candidate.retryAfter === "number" ? { retryAfter: candidate.retryAfter } : {})
-    }
+export const dieOnInfrastructure = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, Infrastructure>, R> => {
+  if (!Exit.isExit(effect)) {
+    return Effect.catchIf(effect, isInfrastructure as (error: E) => error is Extract<E, Infrastructure>, Effect.die) as Effect.Effect<A, Exclude<E, Infrastructure>, R>
   }
-  return { status: 500, errorCode: "INTERNAL_ERROR", message: "Internal error; the request was not charged" }
+  if (Exit.isFailure(effect)) {
+    const failure = Cause.failureOption(effect.cause)
+    if (Option.isSome(failure) && isInfrastructure(failure.value)) return Exit.die(failure.value)
+  }
+  return effect as Exit.Exit<A, Exclude<E, Infrastructure>>
 }

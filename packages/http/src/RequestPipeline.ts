@@ -1,6 +1,7 @@
 /**
  * The path every API request takes (issue: "one pipeline"): request id → authentication (401) → permission (403 with
- * `required_permission`) → rate limit (headers; 429 with `Retry-After`) → validation → credits reserved (403
+ * `required_permission`) → rate limit (headers; 429 with `Retry-After`) → validation → paid plan (403
+ * `PAID_PLAN_REQUIRED`) → ZDR → credits reserved (403
  * `USAGE_EXCEEDED` before any work) → handler → charge what was delivered, release the rest, and the request log
  * (ZDR and redaction honoured), durable together → response, with errors mapped in one place (`ErrorMapping`).
  *
@@ -48,6 +49,11 @@ export interface Plan<A> {
   readonly tags: ReadonlyArray<string>
   /** How long the reservation may be held (the request's own deadline plus slack). */
   readonly holdMs: number
+  /**
+   * Set when the request asks for what only paid plans get (e.g. browser actions): the refusal's detail. The pipeline
+   * answers 403 `PAID_PLAN_REQUIRED` to a free organization before any credit is held (decisions §3).
+   */
+  readonly paidPlanFor?: string
 }
 
 /** A handler's result: the body members besides `request_id` and `key_metadata`, and what it actually cost. */
@@ -63,8 +69,11 @@ export interface Delivered {
   readonly headers?: Readonly<Record<string, string>>
 }
 
-/** A route's validation and work. */
-export interface Handler<A, E1, R1, E2, R2> {
+/**
+ * A route's validation and work. Both fail only with coded errors (`ErrorMapping.CodedError`): a failure without its
+ * `error_code` (a plain `Error`, a raw `SqlError`) does not compile; infrastructure failures are defects.
+ */
+export interface Handler<A, E1 extends ErrorMapping.CodedError, R1, E2 extends ErrorMapping.CodedError, R2> {
   readonly validate: (caller: Caller) => Effect.Effect<Plan<A>, E1, R1>
   readonly run: (caller: Caller, input: A) => Effect.Effect<Delivered, E2, R2>
 }
@@ -136,7 +145,10 @@ type Services = HttpServerRequest.HttpServerRequest | RequestLog | CreditLedger.
  * little more than these steps, and every step of the fiber (or resumption of a generator) was a visible share of it
  * (bench/http). Steps that services answer from memory continue at once (`andThen`).
  */
-export const serve = <A, E1, R1, E2, R2>(route: Route, handler: Handler<A, E1, R1, E2, R2>) =>
+export const serve = <A, E1 extends ErrorMapping.CodedError, R1, E2 extends ErrorMapping.CodedError, R2>(
+  route: Route,
+  handler: Handler<A, E1, R1, E2, R2>
+) =>
   Effect.withFiberRuntime<HttpServerResponse.HttpServerResponse, never, Services | R1 | R2>((fiber) => {
     const services = fiber.currentContext as Context.Context<Services>
     const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
@@ -156,7 +168,9 @@ export const serve = <A, E1, R1, E2, R2>(route: Route, handler: Handler<A, E1, R
     let body: unknown = undefined
     let held: CreditLedger.Reservation | undefined
 
-    type Step = Effect.Effect<Outcome, unknown, R1 | R2>
+    // Every failure of the path is coded: the pipeline's own, auth's refusals, the handler's. The auth services'
+    // infrastructure failures are defects (`dieOnInfrastructure`), answered 500 like any other.
+    type Step = Effect.Effect<Outcome, ErrorMapping.CodedError, R1 | R2>
 
     const authenticated = (caller: ApiKeys.AuthContext): Step => {
       auth = caller
@@ -169,7 +183,7 @@ export const serve = <A, E1, R1, E2, R2>(route: Route, handler: Handler<A, E1, R
 
     const limited = (caller: ApiKeys.AuthContext): Step => {
       const limit = route.bucket === "logs" ? Plans.LOGS_REQUESTS_PER_MINUTE : caller.org.requestsPerMinute
-      return andThen(Context.get(services, RateLimiter.RateLimiter).hit(caller.keyId, route.bucket, limit), (window): Step => {
+      return andThen(ErrorMapping.dieOnInfrastructure(Context.get(services, RateLimiter.RateLimiter).hit(caller.keyId, route.bucket, limit)), (window): Step => {
         headers["x-ratelimit-limit"] = String(window.limit)
         headers["x-ratelimit-remaining"] = String(window.remaining)
         headers["x-ratelimit-reset"] = String(window.resetAt)
@@ -178,8 +192,7 @@ export const serve = <A, E1, R1, E2, R2>(route: Route, handler: Handler<A, E1, R
           return Effect.fail(
             new ErrorMapping.ApiFailure({
               code: "RATE_LIMITED",
-              detail: `Rate limit of ${window.limit} requests per minute exceeded; retry in ${window.retryAfter} s`,
-              retryAfter: window.retryAfter
+              detail: `Rate limit of ${window.limit} requests per minute exceeded; retry in ${window.retryAfter} s`
             })
           )
         }
@@ -205,6 +218,9 @@ export const serve = <A, E1, R1, E2, R2>(route: Route, handler: Handler<A, E1, R
       }
       return andThen(interruptibly(handler.validate(caller)), (decided): Step => {
         plan = decided
+        if (decided.paidPlanFor !== undefined && authContext.org.plan === "free") {
+          return Effect.fail(new ErrorMapping.ApiFailure({ code: "PAID_PLAN_REQUIRED", detail: decided.paidPlanFor }))
+        }
         if (decided.zdr && !authContext.org.zdrEnabled) {
           return Effect.fail(new ErrorMapping.ApiFailure({
             code: "ZDR_NOT_ENABLED",
@@ -212,7 +228,7 @@ export const serve = <A, E1, R1, E2, R2>(route: Route, handler: Handler<A, E1, R
           }))
         }
         return decided.credits > 0
-          ? andThen(ledger.reserve(authContext.org.id, decided.credits, { ttlMs: decided.holdMs }), (reservation) =>
+          ? andThen(ErrorMapping.dieOnInfrastructure(ledger.reserve(authContext.org.id, decided.credits, { ttlMs: decided.holdMs })), (reservation) =>
             worked(caller, decided, reservation))
           : worked(caller, decided, undefined)
       })
@@ -240,7 +256,7 @@ export const serve = <A, E1, R1, E2, R2>(route: Route, handler: Handler<A, E1, R
         // The charge is made durable with the log row, before the answer is sent (`respond`).
         return reservation !== undefined
           ? Effect.succeed(outcome(undefined, { reservation, credits: consumed, requestId }))
-          : andThen(ledger.balance(caller.auth.org.id), ({ remaining }) => Effect.succeed(outcome(remaining, undefined)))
+          : andThen(ErrorMapping.dieOnInfrastructure(ledger.balance(caller.auth.org.id)), ({ remaining }) => Effect.succeed(outcome(remaining, undefined)))
       })
     }
 
@@ -249,12 +265,13 @@ export const serve = <A, E1, R1, E2, R2>(route: Route, handler: Handler<A, E1, R
       if (secret === undefined) {
         return Effect.fail(new ErrorMapping.ApiFailure({ code: "UNAUTHORIZED", detail: "Missing API key: send Authorization: Bearer <API_KEY>" }))
       }
-      return andThen(Context.get(services, ApiKeys.ApiKeys).authenticate(secret), authenticated)
+      return andThen(ErrorMapping.dieOnInfrastructure(Context.get(services, ApiKeys.ApiKeys).authenticate(secret)), authenticated)
     }
 
-    const failed = (cause: Cause.Cause<unknown>): Effect.Effect<Outcome> => {
-      const failure = Option.getOrUndefined(Cause.failureOption(cause))
-      const mapped = ErrorMapping.map(failure)
+    const failed = (cause: Cause.Cause<ErrorMapping.CodedError>): Effect.Effect<Outcome> => {
+      // A failure the types call coded but that is not (a cast) is a defect too, logged: never a silent 500.
+      const failure = Option.filter(Cause.failureOption(cause), ErrorMapping.isCoded).pipe(Option.getOrUndefined)
+      const mapped = failure === undefined ? ErrorMapping.defect : ErrorMapping.map(failure)
       const outcome = (remaining: number | undefined): Outcome => ({
         status: mapped.status,
         body: {

@@ -3,8 +3,12 @@
  *
  * @since 0.1.0
  */
-import type { Errors } from "@sift/core"
 import { Schema } from "effect"
+
+/** The `error_code`s monitor operations refuse with. */
+export const ErrorCode = Schema.Literal("NOT_FOUND", "MONITOR_LIMIT_EXCEEDED", "MONITOR_NO_WEBHOOK", "MONITOR_PAUSED")
+/** @category models */
+export type ErrorCode = typeof ErrorCode.Type
 
 /**
  * A monitor operation refused: `NotFound` (no such monitor, run or change in the caller's organization),
@@ -16,7 +20,7 @@ export class MonitorRefused extends Schema.TaggedError<MonitorRefused>()("Monito
   reason: Schema.Literal("NotFound", "LimitExceeded", "NoWebhook", "Paused"),
   detail: Schema.String
 }) {
-  get errorCode(): Errors.ErrorCode {
+  get errorCode(): ErrorCode {
     switch (this.reason) {
       case "NotFound":
         return "NOT_FOUND"

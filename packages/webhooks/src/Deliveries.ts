@@ -8,6 +8,8 @@
 export {
   /** Manual retry refusals (DELIVERY_* and NOT_FOUND error codes). */
   DeliveryRetryRefused,
+  /** The `error_code`s of manual retry refusals. */
+  ErrorCode,
   /** How long a delivery can be retried by hand, and an Idempotency-Key is remembered: 7 days. */
   MANUAL_RETRY_WINDOW_MS,
   /** The pg-boss queue of delivery attempts: declare it on the process's `JobQueue`. */

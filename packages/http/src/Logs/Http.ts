@@ -6,10 +6,9 @@
  *
  * @since 0.1.0
  */
-import type { SqlError } from "@effect/sql/SqlError"
 import { Errors } from "@sift/core"
 import { Clock, Effect, Option } from "effect"
-import { ApiFailure } from "../ErrorMapping.js"
+import { ApiFailure, dieOnInfrastructure } from "../ErrorMapping.js"
 import * as QueryParams from "../QueryParams.js"
 import type { Handler } from "../RequestPipeline.js"
 import { type Filters, RequestLog, Snapshot } from "../RequestLog.js"
@@ -71,7 +70,7 @@ export const filtersFromQuery = (orgId: string, query: QueryParams.Query, now: n
 }
 
 /** `GET /logs`. */
-export const list: Handler<Filters, Errors.InvalidRequest, never, SqlError, RequestLog> = {
+export const list: Handler<Filters, Errors.InvalidRequest, never, never, RequestLog> = {
   validate: (caller) =>
     Effect.flatMap(Clock.currentTimeMillis, (now) =>
       Effect.try({
@@ -79,7 +78,7 @@ export const list: Handler<Filters, Errors.InvalidRequest, never, SqlError, Requ
         catch: (error) => error instanceof Errors.InvalidRequest ? error : invalid("query", String(error))
       })).pipe(Effect.map((filters) => ({ input: filters, credits: 0, zdr: false, tags: [], holdMs: 0 }))),
   run: (_caller, filters) =>
-    Effect.flatMap(RequestLog, (log) => log.list(filters)).pipe(
+    Effect.flatMap(RequestLog, (log) => dieOnInfrastructure(log.list(filters))).pipe(
       Effect.map(({ hasMore, items, snapshot }) => ({
         body: { data: items, page: filters.page, limit: filters.limit, has_more: hasMore },
         credits: 0,
@@ -89,10 +88,10 @@ export const list: Handler<Filters, Errors.InvalidRequest, never, SqlError, Requ
 }
 
 /** `GET /logs/{request_id}`: another organization's id is a 404, as if it did not exist. */
-export const get = (requestId: string): Handler<string, never, never, SqlError | ApiFailure, RequestLog> => ({
+export const get = (requestId: string): Handler<string, never, never, ApiFailure, RequestLog> => ({
   validate: () => Effect.succeed({ input: requestId, credits: 0, zdr: false, tags: [], holdMs: 0 }),
   run: (caller, id) =>
-    Effect.flatMap(RequestLog, (log) => log.get(caller.auth.org.id, id)).pipe(
+    Effect.flatMap(RequestLog, (log) => dieOnInfrastructure(log.get(caller.auth.org.id, id))).pipe(
       Effect.flatMap(Option.match({
         onNone: () => Effect.fail(new ApiFailure({ code: "NOT_FOUND", detail: `No request log ${id}` })),
         onSome: (entry) => Effect.succeed({ body: { data: entry }, credits: 0 })

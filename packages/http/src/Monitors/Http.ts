@@ -12,7 +12,7 @@ import { Monitors, MonitorSpec } from "@sift/monitors"
 import type { JobQueue } from "@sift/store"
 import { Deliveries } from "@sift/webhooks"
 import { Clock, Effect } from "effect"
-import { ApiFailure } from "../ErrorMapping.js"
+import { ApiFailure, type CodedError, dieOnInfrastructure, type Infrastructure } from "../ErrorMapping.js"
 import * as QueryParams from "../QueryParams.js"
 import type { Caller, Handler } from "../RequestPipeline.js"
 
@@ -25,13 +25,17 @@ const ownerOf = (caller: Caller): Monitors.Owner => ({
   canWrite: Permissions.has(caller.auth, "monitors:write")
 })
 
-/** A free route whose validation reads the request and whose work answers a JSON body. */
-const route = <A, E1, E2, R2>(
+/**
+ * A free route whose validation reads the request and whose work answers a JSON body. The monitor and delivery
+ * services' infrastructure failures (SQL, the job queue) become defects here, at their edge: 500, never a code.
+ */
+const route = <A, E1 extends CodedError, E2 extends CodedError | Infrastructure, R2>(
   validate: (caller: Caller) => Effect.Effect<A, E1>,
   run: (owner: Monitors.Owner, input: A) => Effect.Effect<object, E2, R2>
-): Handler<A, E1, never, E2, R2> => ({
+): Handler<A, E1, never, Exclude<E2, Infrastructure>, R2> => ({
   validate: (caller) => Effect.map(validate(caller), (input) => ({ input, credits: 0, zdr: false, tags: [], holdMs: 0 })),
-  run: (caller, input) => Effect.map(run(ownerOf(caller), input), (body) => ({ body: body as Record<string, unknown>, credits: 0 }))
+  run: (caller, input) =>
+    Effect.map(dieOnInfrastructure(run(ownerOf(caller), input)), (body) => ({ body: body as Record<string, unknown>, credits: 0 }))
 })
 
 const fromQuery = <A>(read: () => A): Effect.Effect<A, Errors.InvalidRequest> =>
@@ -262,28 +266,10 @@ export const retry = (id: string, idempotencyKey: string | undefined) =>
     (owner, input) =>
       Effect.gen(function*() {
         yield* ownDelivery(owner, id)
-        const queued = yield* Deliveries.retryByHand(id, { force: input.force, idempotencyKey }).pipe(
-          Effect.catchTag("DeliveryRetryRefused", (refused) =>
-            Effect.fail(new ApiFailure({ code: refused.error_code, detail: refusalMessage(refused.error_code, id) })))
-        )
+        const queued = yield* Deliveries.retryByHand(id, { force: input.force, idempotencyKey })
         return { id, queued: true, attempt: queued.attempt, replayed: queued.replayed }
       })
   )
-
-const refusalMessage = (code: string, id: string) => {
-  switch (code) {
-    case "DELIVERY_IN_PROGRESS":
-      return `Delivery ${id} is still being attempted; retry it once it has finished`
-    case "DELIVERY_ALREADY_DELIVERED":
-      return `Delivery ${id} was delivered; send {"force": true} to deliver it again`
-    case "DELIVERY_EXPIRED":
-      return `Delivery ${id} is older than 7 days and can no longer be retried`
-    case "DELIVERY_CANCELLED":
-      return `Delivery ${id} was cancelled`
-    default:
-      return `No webhook delivery ${id}`
-  }
-}
 
 const MONITOR = /^\/v1\/monitors\/([^/]+)(\/.*)?$/
 const DELIVERY = /^\/v1\/webhooks\/deliveries\/([^/]+)(\/.*)?$/
@@ -293,7 +279,7 @@ export const routeOf = (
   method: string,
   path: string,
   headers: Readonly<Record<string, string | undefined>>
-): Handler<any, any, never, any, SqlClient.SqlClient | JobQueue.JobQueue> | undefined => {
+): Handler<any, CodedError, never, CodedError, SqlClient.SqlClient | JobQueue.JobQueue> | undefined => {
   if (path === "/v1/monitors") return method === "POST" ? create : method === "GET" ? list : undefined
   if (path === "/v1/webhooks/deliveries") return method === "POST" ? deliveries : undefined
   const d = DELIVERY.exec(path)

@@ -322,17 +322,37 @@ export const worker = (options: WorkerOptions): Effect.Effect<void, JobQueueErro
 /** How long a delivery can be retried by hand, and an Idempotency-Key is remembered: 7 days. */
 export const MANUAL_RETRY_WINDOW_MS = 7 * 24 * 3600 * 1000
 
+/** The `error_code`s a manual retry is refused with (decisions §1 gives the statuses). */
+export const ErrorCode = Schema.Literal("NOT_FOUND", "DELIVERY_IN_PROGRESS", "DELIVERY_ALREADY_DELIVERED", "DELIVERY_EXPIRED", "DELIVERY_CANCELLED")
+/** @category models */
+export type ErrorCode = typeof ErrorCode.Type
+
 /**
- * A manual retry the delivery's state does not allow; `error_code` is the contract's (decisions §1 gives the statuses).
+ * A manual retry the delivery's state does not allow; `error_code` is the contract's, the message says what to do.
  *
  * @category errors
  */
 export class DeliveryRetryRefused extends Schema.TaggedError<DeliveryRetryRefused>()("DeliveryRetryRefused", {
-  error_code: Schema.Literal("NOT_FOUND", "DELIVERY_IN_PROGRESS", "DELIVERY_ALREADY_DELIVERED", "DELIVERY_EXPIRED", "DELIVERY_CANCELLED"),
+  error_code: ErrorCode,
   delivery_id: Schema.String
 }) {
+  get errorCode(): ErrorCode {
+    return this.error_code
+  }
   override get message(): string {
-    return `delivery ${this.delivery_id}: ${this.error_code}`
+    const id = this.delivery_id
+    switch (this.error_code) {
+      case "DELIVERY_IN_PROGRESS":
+        return `Delivery ${id} is still being attempted; retry it once it has finished`
+      case "DELIVERY_ALREADY_DELIVERED":
+        return `Delivery ${id} was delivered; send {"force": true} to deliver it again`
+      case "DELIVERY_EXPIRED":
+        return `Delivery ${id} is older than 7 days and can no longer be retried`
+      case "DELIVERY_CANCELLED":
+        return `Delivery ${id} was cancelled`
+      case "NOT_FOUND":
+        return `No webhook delivery ${id}`
+    }
   }
 }
 

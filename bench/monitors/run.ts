@@ -3,7 +3,8 @@
  * real scheduler, pg-boss workers, Fetcher and change detection). After the baseline runs of creation, it watches one
  * whole interval (the second, [10 min, 20 min) after creation): every monitor's slot falls in it once; the bench
  * reports how many runs completed per minute (target: no minute above 3× the mean), how late runs started and
- * finished after their slot (target: all inside the window), and the process RSS.
+ * finished after their slot (target: all inside the window), that no monitor had two runs in one interval (runs are
+ * counted by the slot they were queued for), and the process RSS.
  *
  * Time runs `--speed` times faster than the wall clock (the service's Clock is replaced; the database and pg-boss keep
  * real time, which only matters for their own timeouts), so the default run takes 20 / 4 = 5 minutes.
@@ -86,12 +87,23 @@ try {
   }
   console.log()
   const runs = await query(Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ run_type: string; status: string; queued_at: Date; started_at: Date | null; completed_at: Date | null; change_detected: boolean }>`
-      SELECT run_type, status, queued_at, started_at, completed_at, change_detected FROM monitor_runs WHERE trigger = 'schedule'`))
+    sql<{ monitor_id: string; run_type: string; status: string; queued_at: Date; slot_at: Date; started_at: Date | null; completed_at: Date | null; change_detected: boolean }>`
+      SELECT monitor_id, run_type, status, queued_at, slot_at, started_at, completed_at, change_detected FROM monitor_runs WHERE trigger = 'schedule'`))
+  // A run belongs to the window of its slot (the tick that queues it may come a few seconds later).
   const inWindow = runs.filter((r) => {
-    const t = new Date(r.queued_at).getTime()
+    const t = new Date(r.slot_at).getTime()
     return t >= windowStart && t < windowEnd
   })
+  const perMonitor = new Map<string, number>()
+  for (const r of inWindow) perMonitor.set(r.monitor_id, (perMonitor.get(r.monitor_id) ?? 0) + 1)
+  const twice = [...perMonitor.values()].filter((n) => n > 1).length
+  // Any two scheduled runs of one monitor closer than one interval (less the 5 s between ticks), over the whole run.
+  const byMonitor = new Map<string, Array<number>>()
+  for (const r of runs) byMonitor.set(r.monitor_id, [...(byMonitor.get(r.monitor_id) ?? []), new Date(r.queued_at).getTime()])
+  const crowded = [...byMonitor.values()].filter((times) => {
+    times.sort((a, b) => a - b)
+    return times.some((t, i) => i > 0 && t - times[i - 1]! < INTERVAL_MS - 5_000 * speed)
+  }).length
   const perMinute = new Array(10).fill(0) as Array<number>
   let lateStart = 0
   let lateFinish = 0
@@ -116,7 +128,9 @@ try {
   console.log(`runs due in the window [10 min, 20 min): ${inWindow.length} of ${count} monitors; completed ${completed}; failed ${inWindow.filter((r) => r.status === "failed").length}; with a change ${inWindow.filter((r) => r.change_detected).length}`)
   console.log(`completed inside the window: ${finishedInside}; started > 60 s after their slot: ${lateStart}; finished > 60 s after: ${lateFinish}`)
   console.log(`lag slot → completed: p50 ${(lags[Math.floor(lags.length / 2)] ?? 0) / 1000} s, p99 ${(lags[Math.floor(lags.length * 0.99)] ?? 0) / 1000} s, max ${(lags[lags.length - 1] ?? 0) / 1000} s (simulated)`)
-  console.log(`completions per minute: ${perMinute.join(" ")}; mean ${mean.toFixed(1)}, peak ${peak} = ${(peak / Math.max(mean, 1e-9)).toFixed(2)}× the mean (target ≤ 3×)`)
+  console.log(`completions per minute: ${perMinute.join(" ")}; mean ${mean.toFixed(1)}, peak ${peak} = ${(peak / Math.max(mean, 1e-9)).toFixed(2)}× the mean (target ≤ 3×) ${peak <= 3 * mean ? "MET" : "MISSED"}`)
+  console.log(`monitors with two slots in the window: ${twice}; with two runs queued less than an interval apart: ${crowded} (target 0) ${twice === 0 && crowded === 0 ? "MET" : "MISSED"}`)
+  console.log(`every monitor's slot in the window: ${perMonitor.size} of ${count} (target all) ${perMonitor.size === count ? "MET" : "MISSED"}`)
   console.log(`RSS: after creating ${mb(rssAfterCreate)}, peak ${mb(Math.max(...rss))}, end ${mb(process.memoryUsage().rss)}`)
 } finally {
   clearInterval(sampler)

@@ -2,7 +2,8 @@
  * The monitors package's tables, registered under the `monitors` key of the store's migrations: monitors, their runs
  * and changes (0001). The webhook tables were "0002_webhooks" here; they now belong to `@sift/webhooks` (its own
  * `webhooks` key, a no-op on databases that already have them), and a database that recorded monitors/0002 keeps that
- * record harmlessly. 0003 gives a secret to every webhook that has none, so reads never need to make one.
+ * record harmlessly. 0003 gives a secret to every webhook that has none, so reads never need to make one. 0004 keys
+ * each scheduled run by its slot (`slot_at`, unique per monitor), so no slot is ever queued twice.
  *
  * @since 0.1.0
  */
@@ -86,5 +87,9 @@ export const migrations = {
       WHERE m.webhook->>'url' IS NOT NULL
         AND NOT EXISTS (SELECT 1 FROM webhook_secrets s WHERE s.monitor_id = m.id AND s.url = m.webhook->>'url')`
     yield* Effect.forEach(missing, (monitor) => Secrets.secretFor(monitor.id, monitor.url), { discard: true })
-  })
+  }),
+  // The slot a scheduled run was queued for: one run per slot of a monitor, whatever ticks (replicas, retries) claim it.
+  "0004_run_slots": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`ALTER TABLE monitor_runs ADD COLUMN slot_at timestamptz;
+    CREATE UNIQUE INDEX monitor_runs_slot ON monitor_runs (monitor_id, slot_at) WHERE slot_at IS NOT NULL`.unprepared)
 }

@@ -3,7 +3,9 @@
  * monitors whose `next_run_at` has come (`FOR UPDATE SKIP LOCKED`, so each due slot is claimed by exactly one replica),
  * queues one run each with its job in the same transaction, and moves `next_run_at` to the monitor's next slot. Slots
  * keep a per-monitor phase inside the interval, so monitors spread evenly over it; monitors found overdue after
- * downtime catch up spread over ten minutes instead of all at once. The tick also finds stuck runs (running longer
+ * downtime catch up spread over ten minutes instead of all at once. Each scheduled run is keyed by its slot (unique
+ * per monitor), and the slot after a run is at least one interval after it, a catch-up slot included (the monitor
+ * then keeps the catch-up time as its phase): no window of one interval holds two scheduled slots of a monitor. The tick also finds stuck runs (running longer
  * than any run can) and records them as failed, so a monitor never silently stops. A pool of workers executes the
  * run jobs; the run row, locked and checked, makes each run happen once even when pg-boss re-delivers a job.
  *
@@ -15,7 +17,7 @@ import { Clock, Context, Effect, Layer, Schedule } from "effect"
 import * as Runner from "./internal/monitors/runner.js"
 import * as Slots from "./internal/monitors/slots.js"
 import type * as Views from "./internal/monitors/views.js"
-import { queueRun, RUN_QUEUE } from "./Monitors.js"
+import { queueSlot, RUN_QUEUE } from "./Monitors.js"
 
 /** Options of the scheduler. */
 export interface Options {
@@ -59,9 +61,10 @@ export const tick = (options: Options = {}) =>
           yield* sql`UPDATE monitors SET next_run_at = ${new Date(Slots.catchUpAt(monitor.id, interval, now))} WHERE id = ${monitor.id}`
           continue
         }
-        yield* queueRun(monitor, "schedule", at)
-        yield* sql`UPDATE monitors SET next_run_at = ${new Date(Slots.nextSlot(monitor.id, interval, Math.max(now, dueAt)))} WHERE id = ${monitor.id}`
-        count++
+        // The slot claimed is the due time itself; a slot already queued (by a tick that did not move next_run_at) is not queued again.
+        const queued = yield* queueSlot(monitor, new Date(dueAt), at)
+        yield* sql`UPDATE monitors SET next_run_at = ${new Date(Slots.slotAfter(monitor.id, interval, dueAt, now))} WHERE id = ${monitor.id}`
+        if (queued !== undefined) count++
       }
       return count
     }))

@@ -112,14 +112,23 @@ const row = (orgId: string, id: string, lock = false) =>
     ))
 
 /** Queues a run of a monitor and its job, inside the caller's transaction. */
-export const queueRun = (monitor: Views.MonitorRow, trigger: "create" | "schedule" | "manual", at: Date) =>
+export const queueRun = (monitor: Views.MonitorRow, trigger: "create" | "manual", at: Date) =>
+  Effect.map(insertRun(monitor, trigger, at, null), (id) => id!)
+
+/**
+ * Queues the scheduled run of one slot of a monitor, inside the caller's transaction; a slot already queued queues
+ * nothing and answers undefined (`monitor_runs` keys scheduled runs by monitor and slot).
+ */
+export const queueSlot = (monitor: Views.MonitorRow, slot: Date, at: Date) => insertRun(monitor, "schedule", at, slot)
+
+const insertRun = (monitor: Views.MonitorRow, trigger: "create" | "schedule" | "manual", at: Date, slot: Date | null) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const jobs = yield* JobQueue
     const id = Ids.id("run_")
     const target = monitor.target as { type: string } | string
     const detection = monitor.change_detection as { type: string } | string
-    yield* sql`INSERT INTO monitor_runs ${sql.insert({
+    const inserted = yield* sql`INSERT INTO monitor_runs ${sql.insert({
       id,
       monitor_id: monitor.id,
       org_id: monitor.org_id,
@@ -128,8 +137,10 @@ export const queueRun = (monitor: Views.MonitorRow, trigger: "create" | "schedul
       status: "queued",
       target_type: (typeof target === "string" ? JSON.parse(target) : target).type,
       change_detection_type: (typeof detection === "string" ? JSON.parse(detection) : detection).type,
-      queued_at: at
-    })}`
+      queued_at: at,
+      slot_at: slot
+    })} ON CONFLICT (monitor_id, slot_at) WHERE slot_at IS NOT NULL DO NOTHING RETURNING id`
+    if (inserted.length === 0) return undefined
     yield* jobs.send(RUN_QUEUE, { runId: id }, RUN_JOB_OPTIONS)
     return id
   })

@@ -1,14 +1,16 @@
 /**
  * The scheduler's claims on real databases: a due slot is queued exactly once however many replicas tick at once (two
  * connections on PostgreSQL, as two server processes would), slots spread monitors over their interval, monitors
- * overdue after downtime catch up spread out instead of at once, and a stuck run is recorded as failed.
+ * overdue after downtime catch up spread out instead of at once (and never run twice in one interval: a catch-up slot
+ * followed by a grid slot seconds later did), a slot is queued once however often it is claimed, and a stuck run is
+ * recorded as failed.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Migrations from "@sift/store/Migrations"
 import * as JobQueue from "@sift/store/JobQueue"
 import * as Sql from "@sift/store/Sql"
-import { Effect, Layer, Redacted } from "effect"
+import { Clock, Effect, Layer, Redacted } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -72,6 +74,16 @@ describe("slots", () => {
   })
 })
 
+/** A clock standing at `now`. */
+const fixedClock = (now: number): Clock.Clock => ({
+  [Clock.ClockTypeId]: Clock.ClockTypeId,
+  unsafeCurrentTimeMillis: () => now,
+  currentTimeMillis: Effect.succeed(now),
+  unsafeCurrentTimeNanos: () => BigInt(now) * 1_000_000n,
+  currentTimeNanos: Effect.succeed(BigInt(now) * 1_000_000n),
+  sleep: (duration) => Effect.sleep(duration).pipe(Effect.withClock(Clock.make()))
+})
+
 const makeDue = (ids: ReadonlyArray<string>, at: Date) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => sql`UPDATE monitors SET next_run_at = ${at} WHERE ${sql.in("id", ids)}`)
 
@@ -109,6 +121,45 @@ describe("ticks on PGlite", () => {
       expect(again).toBeLessThanOrEqual(before.length + 1)
       const recount = yield* scheduledRuns(ids.slice(0, 20))
       expect(recount.every((c) => Number(c.n) === 1)).toBe(true)
+    }).pipe(Effect.provide(pglite())), { timeout: 60_000 })
+
+  it.scopedLive("after a catch-up, no 10-minute window holds two scheduled runs of a monitor (the grid slot right after was run too)", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const interval = 600_000
+      // Phases spread the catch-ups over the window: several monitors, so some land just before a grid slot of theirs.
+      const created = yield* Effect.forEach(Array.from({ length: 8 }, (_, i) => i), (i) => Monitors.create(owner("org_c"), spec(i)))
+      const ids = created.map((m) => m.id as string)
+      const start = Date.now()
+      yield* makeDue(ids, new Date(start - 3_600_000))
+      // Ticks every 5 s of a clock of our own over 40 minutes (the process was down for an hour before).
+      for (let now = start; now <= start + 40 * 60_000; now += 5_000) {
+        yield* MonitorScheduler.tick().pipe(Effect.withClock(fixedClock(now)))
+      }
+      const runs = yield* sql<{ monitor_id: string; queued_at: Date }>`
+        SELECT monitor_id, queued_at FROM monitor_runs WHERE trigger = 'schedule' AND ${sql.in("monitor_id", ids)} ORDER BY queued_at`
+      const closest = ids.map((id) => {
+        const times = runs.filter((r) => r.monitor_id === id).map((r) => new Date(r.queued_at).getTime())
+        expect(times.length).toBeGreaterThanOrEqual(3)
+        return Math.min(...times.slice(1).map((t, i) => t - times[i]!))
+      })
+      // Ticks are 5 s apart: a slot is run within 5 s of its time, so runs one interval apart may be 5 s closer.
+      expect(Math.min(...closest)).toBeGreaterThanOrEqual(interval - 5_000)
+    }).pipe(Effect.provide(pglite())), { timeout: 60_000 })
+
+  it.scopedLive("a slot claimed twice (a claim whose move of next_run_at was lost) is queued once", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const created = yield* Monitors.create(owner("org_d"), spec(1))
+      const due = new Date(Date.now() - 1_000)
+      yield* makeDue([created.id as string], due)
+      expect(yield* MonitorScheduler.tick()).toBe(1)
+      yield* makeDue([created.id as string], due)
+      expect(yield* MonitorScheduler.tick()).toBe(0)
+      const counts = yield* scheduledRuns([created.id as string])
+      expect(counts.map((c) => Number(c.n))).toEqual([1])
+      const [monitor] = yield* sql<{ next_run_at: Date }>`SELECT next_run_at FROM monitors WHERE id = ${created.id as string}`
+      expect(new Date(monitor!.next_run_at).getTime()).toBeGreaterThan(Date.now())
     }).pipe(Effect.provide(pglite())), { timeout: 60_000 })
 
   it.scopedLive("a run stuck in running is recorded as failed and the monitor shows it", () =>

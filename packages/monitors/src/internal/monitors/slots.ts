@@ -19,6 +19,14 @@ export const nextSlot = (monitorId: string, intervalMs: number, after: number): 
   return slot > after ? slot : slot + intervalMs
 }
 
+/**
+ * The slot after the one due at `dueAt`, claimed at `now`: the monitor's next slot at its phase, but never less than
+ * one interval after `dueAt`. A catch-up slot lies off the phase grid, and the grid slot right after it may be seconds
+ * away: the monitor then keeps the catch-up time as its phase instead of running twice inside one interval.
+ */
+export const slotAfter = (monitorId: string, intervalMs: number, dueAt: number, now: number): number =>
+  Math.max(nextSlot(monitorId, intervalMs, now), dueAt + intervalMs)
+
 /** When an overdue monitor catches up: within the catch-up window (or its interval, when shorter), at its phase. */
 export const catchUpAt = (monitorId: string, intervalMs: number, now: number): number =>
   now + Math.floor(phaseOf(monitorId) * Math.min(intervalMs, CATCH_UP_WINDOW_MS))

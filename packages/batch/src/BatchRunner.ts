@@ -1,0 +1,307 @@
+/**
+ * Runs batches: a drive job per batch reads its pending pages through the crawler core (the same scope, politeness
+ * and page step as `POST /web/crawl` and embedders' `Crawler.crawl`), writes each page's record once, follows links
+ * for a crawl, and settles the batch when nothing is left.
+ *
+ * Exactly once, whatever dies when: a page's record, the batch's counters and the links it adds are written in one
+ * transaction that only a `pending` page can pass, so a page read twice (its worker killed before the write) is
+ * recorded once. One process works a batch at a time, holding a lease on its row that it renews; a drive that finds
+ * the lease taken leaves, and a sweeper queues a drive for every active batch whose lease lapsed (its worker died).
+ * Settlement (files, refund, status, the completion event) is one transaction that only an unsettled batch passes.
+ *
+ * @since 0.1.0
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import { type Cache, Crawler, type Fetcher, ScrapeRequest, UrlNormal } from "@sift/core"
+import { BlobStore } from "@sift/store/BlobStore"
+import * as Ids from "@sift/store/Ids"
+import { JobQueue, type JobQueueError } from "@sift/store/JobQueue"
+import { Deliveries } from "@sift/webhooks"
+import { Clock, Duration, Effect, type Scope } from "effect"
+import { randomBytes } from "node:crypto"
+import { gzipSync } from "node:zlib"
+import { BatchCredits } from "./BatchCredits.js"
+import { DRIVE_JOB_OPTIONS, FILE_KEY_PREFIX, QUEUE } from "./Batches.js"
+import * as BatchSpec from "./BatchSpec.js"
+import * as Records from "./internal/records.js"
+import * as Views from "./internal/views.js"
+
+/** How a process runs batches. */
+export interface RunnerOptions {
+  /** Pages of one batch read at once (default 8). */
+  readonly concurrency?: number | undefined
+  /** Batches one process drives at once (default 2). */
+  readonly batches?: number | undefined
+  /** Pages of one host read at once (default 4). */
+  readonly perHost?: number | undefined
+  /** A drive's lease on its batch (default 30 s; renewed every third of it). */
+  readonly leaseMs?: number | undefined
+  /** How often lapsed batches are looked for (default 15 s). */
+  readonly sweepMs?: number | undefined
+  /** The URL of a result file in completion events (default the path `/v1/files/{id}`). */
+  readonly fileUrl?: ((id: string) => string) | undefined
+}
+
+/** Records per NDJSON part at most, and its uncompressed bytes at most (wave2 §21.3). */
+export const PART_RECORDS = 5_000
+export const PART_BYTES = 64 * 1024 * 1024
+/** How long results are kept after settlement. */
+export const RESULTS_TTL_MS = 7 * 24 * 3600 * 1000
+
+type Requirements = SqlClient.SqlClient | JobQueue | BatchCredits | BlobStore | Fetcher.Fetcher | Cache.Cache
+
+interface PendingPage {
+  readonly seq: number
+  readonly url: string
+  readonly item_id: string | null
+  readonly meta: unknown
+  readonly depth: number
+}
+
+interface StoredOptions extends BatchSpec.PageOptions {
+  readonly follow: {
+    readonly start: string
+    readonly followSubdomains: boolean
+    readonly maxDepth: number | null
+    readonly regex: string | undefined
+    readonly maxPages: number
+  } | null
+}
+
+const fileId = (): string => "file_" + Array.from(randomBytes(32), (b) => "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"[b % 62]).join("")
+
+/** Takes (or renews) the lease of an active batch; `undefined` when it is final, gone, or another process holds it. */
+const takeLease = (batchId: string, owner: string, leaseMs: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(
+      sql<Views.BatchRow>`
+        UPDATE batches SET lease_owner = ${owner}, lease_until = now() + ${`${leaseMs} milliseconds`}::interval,
+          status = CASE WHEN status = 'queued' THEN 'running' ELSE status END,
+          started_at = CASE WHEN status = 'queued' THEN now() ELSE started_at END
+        WHERE id = ${batchId} AND status IN ('queued', 'running', 'cancelling')
+          AND (lease_owner IS NULL OR lease_until < now() OR lease_owner = ${owner})
+        RETURNING *`,
+      (rows) => rows[0]
+    ))
+
+/**
+ * Drives one batch until it settles or this process loses its lease. Safe to run any number of times, anywhere.
+ */
+export const drive = (batchId: string, options: RunnerOptions = {}): Effect.Effect<void, SqlError | JobQueueError, Requirements> =>
+  Effect.scoped(Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const leaseMs = options.leaseMs ?? 30_000
+    const owner = Ids.id("drv_")
+    const batch = yield* takeLease(batchId, owner, leaseMs)
+    if (batch === undefined) return
+    // Renew the lease while working; losing it (another process took a lapsed lease) stops this drive.
+    const driving = yield* Effect.makeLatch(true)
+    let lost = false
+    yield* Effect.forkScoped(Effect.forever(Effect.gen(function*() {
+      yield* Effect.sleep(Duration.millis(Math.max(100, Math.floor(leaseMs / 3))))
+      const renewed = yield* takeLease(batchId, owner, leaseMs).pipe(Effect.orElseSucceed(() => undefined))
+      if (renewed === undefined) {
+        lost = true
+        yield* driving.close
+      }
+    })))
+    let cancelling = batch.status === "cancelling"
+    yield* Effect.forkScoped(Effect.forever(Effect.gen(function*() {
+      yield* Effect.sleep(Duration.millis(500))
+      const [now] = yield* sql<{ status: string }>`SELECT status FROM batches WHERE id = ${batchId}`.pipe(Effect.orElseSucceed(() => []))
+      if (now?.status === "cancelling") cancelling = true
+    })))
+
+    const stored = batch.options as StoredOptions
+    const page = BatchSpec.pageRequest(batch.format, stored)
+    const pdfShouldParse = stored.pdf?.shouldParse
+    const follow = stored.follow
+    const scope = follow === null ? undefined : yield* Effect.orDie(Crawler.scope({
+      start: follow.start,
+      followSubdomains: follow.followSubdomains,
+      maxDepth: follow.maxDepth ?? undefined,
+      pattern: follow.regex,
+      patternField: "input.data.source.controls.regex"
+    }))
+    const gate = yield* Crawler.gate({ perHost: options.perHost ?? 4, robots: follow !== null, maxCrawlDelayMs: 10_000 })
+    // A crawl's frontier is its stored pages: the keys seen, the next seq, and how many it may still add.
+    const known = new Set<string>()
+    let nextSeq = 1
+    let pages = batch.pages
+    if (follow !== null) {
+      const keys = yield* sql<{ url_key: string; seq: number }>`SELECT url_key, seq FROM batch_pages WHERE batch_id = ${batchId}`
+      for (const k of keys) {
+        known.add(k.url_key)
+        nextSeq = Math.max(nextSeq, k.seq + 1)
+      }
+    }
+
+    const record = (pending: PendingPage) =>
+      Effect.gen(function*() {
+        const identity: Records.PageIdentity = { url: pending.url, itemId: pending.item_id, meta: pending.meta }
+        const request = yield* Effect.either(ScrapeRequest.decode({ ...page, url: pending.url }))
+        const outcome: Crawler.PageOutcome = request._tag === "Left"
+          ? { _tag: "Failed", error: request.left }
+          : yield* Crawler.visit(gate, pending.url, request.right, { pdfShouldParse })
+        const made = Records.of(identity, batch.format, outcome)
+        const state = made === undefined ? "skipped" : made.status === "ok" ? "ok" : "error"
+        const ocr = outcome._tag === "Scraped" ? outcome.ocrPages : 0
+        // Links this page adds to a crawl: in scope, new, within depth and the batch's ceiling.
+        const links: Array<{ url: string; urlKey: string; seq: number }> = []
+        if (scope !== undefined && follow !== null && outcome._tag === "Scraped" && (follow.maxDepth === null || pending.depth < follow.maxDepth)) {
+          for (const link of outcome.links) {
+            if (pages + links.length >= follow.maxPages) break
+            const url = UrlNormal.normalize(link)
+            if (url === undefined || scope.refusal(url, pending.depth + 1) !== undefined) continue
+            const urlKey = UrlNormal.dedupeKey(url)
+            if (known.has(urlKey)) continue
+            known.add(urlKey)
+            links.push({ url, urlKey, seq: nextSeq++ })
+          }
+        }
+        const code = made?.status === "error" ? String(made["error_code"]) : undefined
+        yield* sql.withTransaction(Effect.gen(function*() {
+          const written = yield* sql`
+            UPDATE batch_pages SET state = ${state}, record = ${made === undefined ? null : JSON.stringify(made)}, ocr_pages = ${ocr}
+            WHERE batch_id = ${batchId} AND seq = ${pending.seq} AND state = 'pending' RETURNING seq`
+          if (written.length === 0) return
+          if (links.length > 0) {
+            yield* sql`INSERT INTO batch_pages ${sql.insert(links.map((l) => ({
+              batch_id: batchId, seq: l.seq, url: l.url, url_key: l.urlKey, item_id: null, meta: null, depth: pending.depth + 1, state: "pending"
+            })))} ON CONFLICT DO NOTHING`
+          }
+          yield* sql`
+            UPDATE batches SET
+              succeeded = succeeded + ${state === "ok" ? 1 : 0},
+              failed = failed + ${state === "error" ? 1 : 0},
+              skipped = skipped + ${state === "skipped" ? 1 : 0},
+              pages = pages + ${links.length},
+              page_errors = CASE WHEN ${code ?? null}::text IS NULL THEN page_errors
+                ELSE jsonb_set(page_errors, ARRAY[${code ?? ""}::text], to_jsonb(coalesce((page_errors ->> ${code ?? ""})::int, 0) + 1)) END
+            WHERE id = ${batchId}`
+        }))
+        pages += links.length
+      })
+
+    let after = 0
+    while (!cancelling && !lost) {
+      const chunk = yield* sql<PendingPage>`
+        SELECT seq, url, item_id, meta, depth FROM batch_pages
+        WHERE batch_id = ${batchId} AND state = 'pending' AND seq > ${after} ORDER BY seq LIMIT 200`
+      if (chunk.length === 0) break
+      after = chunk[chunk.length - 1]!.seq
+      yield* Effect.forEach(chunk, (pending) =>
+        cancelling || lost ? Effect.void : driving.whenOpen(record(pending)), {
+        concurrency: options.concurrency ?? 8,
+        discard: true
+      })
+    }
+    if (lost) return
+    yield* settle(batchId, cancelling ? "cancelled" : "completed", options.fileUrl)
+  }))
+
+/** Settles a batch once: its NDJSON parts, its refund and OCR charge, its final status and its completion event. */
+export const settle = (
+  batchId: string,
+  status: "completed" | "cancelled" | "failed",
+  fileUrl: (id: string) => string = (id) => `/v1/files/${id}`
+) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const blobs = yield* BlobStore
+    const credits = yield* BatchCredits
+    yield* sql.withTransaction(Effect.gen(function*() {
+      const [batch] = yield* sql<Views.BatchRow>`SELECT * FROM batches WHERE id = ${batchId} FOR UPDATE`
+      if (batch === undefined || Views.isFinal(batch.status)) return
+      const parts = yield* writeParts(batchId, blobs)
+      const [ocr] = yield* sql<{ pages: string | number }>`
+        SELECT coalesce(sum(ocr_pages), 0) AS pages FROM batch_pages WHERE batch_id = ${batchId} AND state = 'ok'`
+      const ocrPages = Number(ocr?.pages ?? 0)
+      const refund = Math.max(0, batch.credits_reserved - batch.succeeded)
+      yield* credits.settle({ orgId: batch.org_id, batchId, refund, ocr: ocrPages })
+      const now = new Date(yield* Clock.currentTimeMillis)
+      const [settled] = yield* sql<Views.BatchRow>`
+        UPDATE batches SET status = ${status}, completed_at = ${now}, credits_refunded = ${refund}, ocr_charged = ${ocrPages},
+          results_expire_at = ${new Date(now.getTime() + RESULTS_TTL_MS)}, lease_owner = NULL, lease_until = NULL
+        WHERE id = ${batchId} RETURNING *`
+      const webhook = batch.webhook as { url: string; retry?: { delays_seconds?: ReadonlyArray<number> }; legacy?: boolean } | null
+      if (webhook !== null) {
+        const event = {
+          id: Deliveries.eventId(),
+          type: `batch.${status}`,
+          created_at: now.toISOString(),
+          data: { batch: Views.retrieve(settled!, parts, fileUrl) }
+        }
+        const retry = webhook.legacy === true || webhook.retry === undefined
+          ? undefined
+          : webhook.retry.delays_seconds === undefined ? {} : webhook.retry.delays_seconds.map((s) => s * 1000)
+        const deliveryId = yield* Deliveries.enqueue({ ownerId: batchId, runId: null, url: webhook.url, retry, event })
+        yield* sql`UPDATE batches SET webhook_delivery_id = ${deliveryId} WHERE id = ${batchId}`
+      }
+    }))
+  })
+
+/** Writes the NDJSON parts of a batch's records (in seq order), returning their rows. */
+const writeParts = (batchId: string, blobs: BlobStore["Type"]) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const expires = new Date((yield* Clock.currentTimeMillis) + RESULTS_TTL_MS)
+    const parts: Array<Views.FileRow> = []
+    let lines: Array<string> = []
+    let bytes = 0
+    const flush = Effect.suspend((): Effect.Effect<void, SqlError> => {
+      if (lines.length === 0) return Effect.void
+      const gz = gzipSync(Buffer.from(lines.join(""), "utf8"))
+      const part: Views.FileRow = { id: fileId(), part: parts.length + 1, items: lines.length, bytes: gz.length }
+      parts.push(part)
+      lines = []
+      bytes = 0
+      return Effect.zipRight(
+        blobs.put(FILE_KEY_PREFIX + part.id, gz, { contentType: "application/gzip" }),
+        Effect.asVoid(sql`INSERT INTO batch_files ${sql.insert({ ...part, batch_id: batchId, expires_at: expires })}`)
+      )
+    })
+    let after = 0
+    while (true) {
+      const rows = yield* sql<{ seq: number; record: string }>`
+        SELECT seq, record::text AS record FROM batch_pages WHERE batch_id = ${batchId} AND record IS NOT NULL AND seq > ${after}
+        ORDER BY seq LIMIT 1000`
+      if (rows.length === 0) break
+      after = rows[rows.length - 1]!.seq
+      for (const row of rows) {
+        const line = row.record + "\n"
+        const size = Buffer.byteLength(line)
+        if (lines.length >= PART_RECORDS || (lines.length > 0 && bytes + size > PART_BYTES)) yield* flush
+        lines.push(line)
+        bytes += size
+      }
+    }
+    yield* flush
+    return parts
+  })
+
+/** Queues a drive for every active batch no live process holds (its worker died, or none started it). */
+export const sweep = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const jobs = yield* JobQueue
+  const lapsed = yield* sql<{ id: string }>`
+    SELECT id FROM batches WHERE status IN ('queued', 'running', 'cancelling') AND (lease_until IS NULL OR lease_until < now())`
+  for (const batch of lapsed) yield* jobs.send(QUEUE, { batchId: batch.id }, { ...DRIVE_JOB_OPTIONS, singletonKey: batch.id })
+  return lapsed.length
+})
+
+/** Works the drive queue and sweeps for lapsed batches, for the scope's lifetime. */
+export const worker = (options: RunnerOptions = {}): Effect.Effect<void, JobQueueError, Requirements | Scope.Scope> =>
+  Effect.gen(function*() {
+    const jobs = yield* JobQueue
+    yield* jobs.work(QUEUE, (job) => drive(String((job.data as { batchId: string }).batchId), options), {
+      concurrency: options.batches ?? 2,
+      pollingIntervalSeconds: 0.5
+    })
+    const sweepMs = options.sweepMs ?? 15_000
+    const sweeper: Effect.Effect<void, never, SqlClient.SqlClient | JobQueue> = Effect.forever(
+      Effect.zipRight(Effect.ignoreLogged(sweep), Effect.sleep(Duration.millis(sweepMs)))
+    )
+    yield* Effect.forkScoped(sweeper)
+  })

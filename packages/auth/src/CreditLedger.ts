@@ -1,12 +1,15 @@
 /**
  * Credits per organization. A request reserves what it may cost before any work (a row with an expiry, so a process
- * killed mid-request never charges), then charges what it delivered and releases the rest. Reservations serialise on
- * the organization's row (`FOR UPDATE`), so balances stay exact under concurrency and across server replicas. Cost per
- * request: `reserve` is one short transaction (lock, then one statement); `commit` is one statement, and `settle`
- * charges a whole group of requests in one transaction with a statement of the caller's (the request log's rows), so
- * a charge and its log row are durable together before the answer is sent. Charges are never written with
- * `synchronous_commit = off`. Monthly cycles renew lazily at the first reservation after a cycle ends; the free plan's
- * credits never renew.
+ * killed mid-request never charges), then charges what it delivered and releases the rest. On PostgreSQL each step is
+ * one statement and none holds a lock across the request: `reserve` updates the organization's hold counter
+ * (`credit_holds`) only if its balance, read from the organization's row without locking it, covers what is already
+ * held plus the new hold; `commit` charges one request, and `settle` a whole group in one transaction with a statement
+ * of the caller's (the request log's rows), so a charge and its log row are durable together before the answer is
+ * sent. A charge moves the reservation's credits from held to settled on the organization's row (`credits_settled`,
+ * beside the balance), so a reservation that reads the row before a charge committed sees the hold still held: never
+ * more than is there, whatever the replicas. Charges are never written with `synchronous_commit = off`; holds and
+ * releases are (a crash empties the unlogged holds and reservations together). Monthly cycles renew lazily at the first
+ * reservation after a cycle ends; the free plan's credits never renew.
  *
  * That is the PostgreSQL ledger, for replicas. On embedded PGlite, where one process owns the database, the ledger is
  * exact in memory and writes only charges (`internal/embeddedLedger.ts`).
@@ -55,9 +58,8 @@ export class CreditLedger extends Effect.Service<CreditLedger>()("@sift/auth/Cre
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
     /**
-     * Locks the organization's row and renews its cycle when one has ended. The lock also turns off the synchronous
-     * WAL flush for the reservation's transaction: a reservation lost in a database crash is what a crashed request
-     * leaves anyway (nothing charged), so it need not wait for the disk.
+     * Locks the organization's row and renews its cycle when one has ended (once, however many replicas find it ended).
+     * A renewal lost in a database crash is made again by the next reservation, so it need not wait for the disk.
      */
     const lockOrg = (orgId: string, at: Date) =>
       Effect.gen(function*() {
@@ -75,64 +77,128 @@ export class CreditLedger extends Effect.Service<CreditLedger>()("@sift/auth/Cre
         return org
       })
 
-    const remainingOf = (orgId: string) =>
-      Effect.map(sql<{ credits_remaining: string | number }>`SELECT credits_remaining FROM organizations WHERE id = ${orgId}`, (rows) =>
-        Number(rows[0]?.credits_remaining ?? 0))
-
     if (backend === "pglite") {
       // One process owns an embedded database (the data-directory lock): exact in memory, charges written behind.
       return yield* Embedded.make(sql, (orgId, at) => sql.withTransaction(lockOrg(orgId, at)))
     }
 
+    // Plans whose credits renew: a reservation after such an organization's cycle ended renews it first (rarely).
+    const renewing = sql.literal(`(${Object.entries(Plans.plans).filter(([, plan]) => plan.renews).map(([name]) => `'${name}'`).join(", ")})`)
+
+    /**
+     * One statement: holds `credits` if the organization's balance, less what is held, covers them. The hold counter is
+     * the row updated (locked for this statement only, committed without waiting for the disk: a reservation lost in a
+     * database crash is what a crashed request leaves anyway, and the crash empties the unlogged holds with it); the
+     * organization's row is only read, so a charge in flight (which holds that row until its WAL is flushed) never
+     * delays a reservation. The row read may be older than the counter, never newer: a charge moves credits out of
+     * the balance and its reservation's credits into `credits_settled` in one update, so an older row only counts a
+     * settled hold as still held (a reservation sees less, never more, than is there).
+     */
+    const tryReserve = (orgId: string, credits: number, at: Date, reservation: Reservation, expires: Date) =>
+      Effect.map(
+        sql<{ added: string | number; due: boolean; holds: boolean; available: string | number | null }>`
+          WITH o AS (SELECT credits_remaining, credits_settled, (plan IN ${renewing} AND cycle_end IS NOT NULL AND cycle_end <= ${at}) AS due
+            FROM organizations WHERE id = ${orgId}),
+          h AS (
+            UPDATE credit_holds h SET reserved = h.reserved + ${credits}::bigint FROM o
+            WHERE h.org_id = ${orgId} AND NOT o.due
+              AND o.credits_remaining + o.credits_settled - h.settled_base - h.reserved >= ${credits}::bigint
+            RETURNING h.reserved
+          ),
+          added AS (
+            INSERT INTO credit_reservations (id, org_id, credits, expires_at)
+            SELECT ${reservation.id}, ${orgId}, ${credits}::bigint, ${expires}::timestamptz FROM h RETURNING id
+          )
+          SELECT set_config('synchronous_commit', 'off', true) AS async_commit, (SELECT count(*) FROM added) AS added, o.due,
+            hs.org_id IS NOT NULL AS holds, o.credits_remaining + o.credits_settled - hs.settled_base - hs.reserved AS available
+          FROM o LEFT JOIN credit_holds hs ON hs.org_id = ${orgId}`,
+        (rows) => rows[0]
+      )
+
+    /** Releases the organization's lapsed reservations (their holds, not charged); whether there were any. */
+    const sweep = (orgId: string, at: Date) =>
+      Effect.map(
+        sql<{ reserved: string | number }>`
+          WITH lapsed AS (DELETE FROM credit_reservations WHERE org_id = ${orgId} AND expires_at <= ${at} RETURNING credits)
+          UPDATE credit_holds SET reserved = reserved - s.credits
+          FROM (SELECT SUM(credits)::bigint AS credits FROM lapsed) s WHERE org_id = ${orgId} AND s.credits IS NOT NULL
+          RETURNING reserved, set_config('synchronous_commit', 'off', true) AS async_commit`,
+        (rows) => rows.length > 0
+      )
+
+    /**
+     * The charges of a group as one statement: each reservation deleted (its credits, if it had not lapsed, become
+     * settled), each organization charged what was delivered, one event per charge; the organizations' rows locked in id
+     * order first (an init plan of the update), so two replicas' groups never deadlock; the commit made to wait for the
+     * WAL. One row per organization charged (and one with nulls when none is).
+     */
+    const charging = (items: ReadonlyArray<{ reservation_id: string; org_id: string; request_id: string; credits: number }>) =>
+      sql<{ id: string | null; credits_remaining: string | number | null }>`
+        WITH c AS (
+          SELECT * FROM json_to_recordset(${JSON.stringify(items)}::json) AS t(reservation_id text, org_id text, request_id text, credits bigint)
+        ),
+        locked AS MATERIALIZED (SELECT id FROM organizations WHERE id IN (SELECT org_id FROM c) ORDER BY id FOR UPDATE),
+        released AS (DELETE FROM credit_reservations WHERE id IN (SELECT reservation_id FROM c) RETURNING org_id, credits),
+        sums AS (SELECT org_id, SUM(credits)::bigint AS credits FROM c GROUP BY org_id),
+        freed AS (SELECT org_id, SUM(credits)::bigint AS credits FROM released GROUP BY org_id),
+        charged AS (
+          UPDATE organizations o SET credits_remaining = o.credits_remaining - sums.credits,
+            credits_settled = o.credits_settled + COALESCE(freed.credits, 0)
+          FROM sums LEFT JOIN freed ON freed.org_id = sums.org_id
+          WHERE o.id = sums.org_id AND (SELECT count(*) FROM locked) >= 0
+          RETURNING o.id, o.credits_remaining
+        ),
+        events AS (INSERT INTO credit_events (org_id, request_id, credits) SELECT org_id, request_id, credits FROM c WHERE credits > 0)
+        SELECT charged.id, charged.credits_remaining FROM (SELECT ${GroupCommit.synchronousCommit(sql)} AS durable) d LEFT JOIN charged ON true`
+
+    const itemOf = (charge: Charge) => ({
+      reservation_id: charge.reservation.id,
+      org_id: charge.reservation.orgId,
+      request_id: charge.requestId,
+      credits: chargeOf(charge.reservation, charge)
+    })
+
     return {
       /** Holds `credits` for a request, or fails with `USAGE_EXCEEDED` when they are not available. */
       reserve: (orgId: string, credits: number, options: { readonly ttlMs: number }): Effect.Effect<Reservation, UsageExceeded | SqlError> =>
-        sql.withTransaction(Effect.gen(function*() {
+        Effect.gen(function*() {
           const at = yield* now
-          const org = yield* lockOrg(orgId, at)
           const reservation = { id: id("res_"), orgId, credits }
-          // A new statement after the lock, so its snapshot sees every reservation committed before we got the row.
-          // Expired reservations are ignored here and deleted on the way.
-          const rows = yield* sql<{ held: string | number; added: string | number }>`
-            WITH lapsed AS (DELETE FROM credit_reservations WHERE org_id = ${orgId} AND expires_at <= ${at}),
-            held AS (SELECT COALESCE(SUM(credits), 0)::bigint AS held FROM credit_reservations WHERE org_id = ${orgId} AND expires_at > ${at}),
-            added AS (
-              INSERT INTO credit_reservations (id, org_id, credits, expires_at)
-              SELECT ${reservation.id}, ${orgId}, ${credits}::bigint, ${new Date(at.getTime() + options.ttlMs)}::timestamptz FROM held
-              WHERE ${org.creditsRemaining}::bigint - held.held >= ${credits}::bigint
-              RETURNING id
-            )
-            SELECT held.held, (SELECT count(*) FROM added) AS added FROM held`
-          if (Number(rows[0]?.added ?? 0) === 0) {
-            return yield* new UsageExceeded({ needed: credits, available: org.creditsRemaining - Number(rows[0]?.held ?? 0) })
+          const expires = new Date(at.getTime() + options.ttlMs)
+          let swept = false
+          // Usually one pass. Otherwise: an ended cycle is renewed, a missing hold counter (a new organization, or after a
+          // database crash emptied them with the reservations) is made, lapsed reservations are released, and it goes again.
+          for (let attempt = 0;; attempt++) {
+            const row = yield* tryReserve(orgId, credits, at, reservation, expires)
+            if (row === undefined) return yield* Effect.die(new Error(`no organization ${orgId}`))
+            if (Number(row.added) > 0) return reservation
+            const available = row.available === null ? 0 : Number(row.available)
+            if (attempt >= 3) return yield* new UsageExceeded({ needed: credits, available })
+            if (row.due) {
+              yield* sql.withTransaction(lockOrg(orgId, at))
+            } else if (!row.holds) {
+              yield* sql`INSERT INTO credit_holds (org_id, reserved, settled_base)
+                SELECT id, 0, credits_settled FROM organizations WHERE id = ${orgId} ON CONFLICT (org_id) DO NOTHING`
+            } else if (swept || !(yield* sweep(orgId, at))) {
+              return yield* new UsageExceeded({ needed: credits, available })
+            } else {
+              swept = true
+            }
           }
-          return reservation
-        })),
+        }),
       /**
        * Charges what was delivered (at most what was reserved) and releases the reservation: one statement, durable.
        * It charges even when the reservation has already lapsed (the work was delivered), so callers commit once.
        */
       commit: (reservation: Reservation, charge: { readonly credits: number; readonly requestId: string }) =>
         Effect.map(
-          sql<{ credits_remaining: string | number | null }>`
-            WITH released AS (DELETE FROM credit_reservations WHERE id = ${reservation.id}),
-            charged AS (
-              UPDATE organizations SET credits_remaining = credits_remaining - ${chargeOf(reservation, charge)}::bigint
-              WHERE id = ${reservation.orgId} AND ${chargeOf(reservation, charge)}::bigint > 0
-              RETURNING credits_remaining
-            ),
-            event AS (
-              INSERT INTO credit_events (org_id, request_id, credits)
-              SELECT ${reservation.orgId}, ${charge.requestId}, ${chargeOf(reservation, charge)}::bigint WHERE ${chargeOf(reservation, charge)}::bigint > 0
-            )
-            SELECT ${GroupCommit.synchronousCommit(sql)} AS durable,
-              COALESCE((SELECT credits_remaining FROM charged), (SELECT credits_remaining FROM organizations WHERE id = ${reservation.orgId})) AS credits_remaining`,
+          charging([itemOf({ reservation, credits: charge.credits, requestId: charge.requestId })]),
           (rows) => ({ remaining: Number(rows[0]?.credits_remaining ?? 0) })
         ),
       /**
        * Charges a group of requests and writes `alongside` (a statement, given each charge's remaining balance in
-       * order) in one transaction: all of it is durable when this completes, or none of it. The organizations' rows
-       * are locked in id order, so two replicas' groups never deadlock.
+       * order) in one transaction: all of it is durable when this completes, or none of it. Two statements: the
+       * charges (the organizations' rows locked in id order, so two replicas' groups never deadlock), then `alongside`.
        */
       settle: (charges: ReadonlyArray<Charge>, alongside: (remaining: ReadonlyArray<number>) => Fragment): Effect.Effect<void, SqlError> =>
         sql.withTransaction(Effect.gen(function*() {
@@ -140,31 +206,11 @@ export class CreditLedger extends Effect.Service<CreditLedger>()("@sift/auth/Cre
             yield* sql`SELECT ${GroupCommit.synchronousCommit(sql)} AS durable`
             return yield* sql`${alongside([])}`
           }
-          const items = charges.map((charge) => ({
-            reservation_id: charge.reservation.id,
-            org_id: charge.reservation.orgId,
-            request_id: charge.requestId,
-            credits: chargeOf(charge.reservation, charge)
-          }))
-          const orgIds = [...new Set(items.map((item) => item.org_id))].sort()
-          yield* sql`SELECT ${GroupCommit.synchronousCommit(sql)} AS durable, (SELECT count(*) FROM (
-            SELECT id FROM organizations WHERE id IN (SELECT value FROM json_array_elements_text(${JSON.stringify(orgIds)}::json))
-            ORDER BY id FOR UPDATE) AS locked) AS locked`
-          const rows = yield* sql<{ id: string; credits_remaining: string | number }>`
-            WITH c AS (
-              SELECT * FROM json_to_recordset(${JSON.stringify(items)}::json) AS t(reservation_id text, org_id text, request_id text, credits bigint)
-            ),
-            released AS (DELETE FROM credit_reservations WHERE id IN (SELECT reservation_id FROM c)),
-            sums AS (SELECT org_id, SUM(credits)::bigint AS credits FROM c GROUP BY org_id),
-            charged AS (
-              UPDATE organizations o SET credits_remaining = o.credits_remaining - sums.credits FROM sums
-              WHERE o.id = sums.org_id RETURNING o.id, o.credits_remaining
-            ),
-            events AS (INSERT INTO credit_events (org_id, request_id, credits) SELECT org_id, request_id, credits FROM c WHERE credits > 0)
-            SELECT id, credits_remaining FROM charged`
+          const items = charges.map(itemOf)
+          const rows = yield* charging(items)
           // Each charge's balance as if the group were charged one by one, in order: the balance after the group plus
           // the organization's charges that come after it.
-          const after = new Map(rows.map((row) => [row.id, Number(row.credits_remaining)]))
+          const after = new Map(rows.filter((row) => row.id !== null).map((row) => [row.id!, Number(row.credits_remaining)]))
           const later = new Map<string, number>()
           const remaining: Array<number> = new Array(items.length)
           for (let i = items.length - 1; i >= 0; i--) {
@@ -178,7 +224,13 @@ export class CreditLedger extends Effect.Service<CreditLedger>()("@sift/auth/Cre
       journal: undefined as Embedded.JournalPart | undefined,
       /** Releases a reservation without charging. */
       release: (reservation: Reservation) =>
-        Effect.zipRight(sql`DELETE FROM credit_reservations WHERE id = ${reservation.id}`, Effect.map(remainingOf(reservation.orgId), (remaining) => ({ remaining }))),
+        Effect.map(
+          sql<{ credits_remaining: string | number }>`
+            WITH released AS (DELETE FROM credit_reservations WHERE id = ${reservation.id} RETURNING org_id, credits),
+            freed AS (UPDATE credit_holds h SET reserved = h.reserved - r.credits FROM released r WHERE h.org_id = r.org_id)
+            SELECT set_config('synchronous_commit', 'off', true) AS async_commit, credits_remaining FROM organizations WHERE id = ${reservation.orgId}`,
+          (rows) => ({ remaining: Number(rows[0]?.credits_remaining ?? 0) })
+        ),
       /** The current balance (credits held by requests in flight are not subtracted). */
       balance: (orgId: string): Effect.Effect<Balance, SqlError> =>
         Effect.map(sql<Record<string, unknown>>`SELECT * FROM organizations WHERE id = ${orgId}`, (rows) => {

@@ -82,5 +82,18 @@ export const migrations = {
   "0004_agents": Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(AgentRegistration.migrationSql).unprepared),
   // OAuth for MCP clients, once http's (`mcp/0001_oauth`, `mcp/0002_oauth_grants`): guarded, so a database that ran
   // those keeps its tables and rows, and a new one gets the same shape.
-  "0005_oauth": Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(OAuthGrants.migrationSql).unprepared)
+  "0005_oauth": Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(OAuthGrants.migrationSql).unprepared),
+  // Credits held without the organization's row lock (`CreditLedger`): each organization's holds are a counter of
+  // their own (unlogged, as the reservations are, so a crash empties both together), and a charge adds the credits it
+  // releases to `credits_settled` on the organization's row, beside the balance it takes them from. Held is
+  // `reserved - (credits_settled - settled_base)`; the reservations of a database from before are counted here.
+  "0006_credit_holds": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`ALTER TABLE organizations ADD COLUMN credits_settled bigint NOT NULL DEFAULT 0;
+    CREATE UNLOGGED TABLE credit_holds (
+      org_id text PRIMARY KEY,
+      reserved bigint NOT NULL,
+      settled_base bigint NOT NULL
+    );
+    INSERT INTO credit_holds (org_id, reserved, settled_base)
+      SELECT org_id, SUM(credits), 0 FROM credit_reservations GROUP BY org_id`.unprepared)
 }

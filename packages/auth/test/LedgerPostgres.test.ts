@@ -1,0 +1,133 @@
+/**
+ * The PostgreSQL ledger's charge path: a charged request costs at most two round trips (reserve, commit), a group of
+ * settled requests shares one transaction, and a reservation never waits for the organization's row (which a charge
+ * in flight, on this replica or another, holds until its WAL is on disk). Round trips are counted by a relay in front
+ * of the server that reads the client's side of the wire protocol. And a database crash (which empties the unlogged
+ * holds and reservations) leaves nothing held and every balance exact.
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import { describe, expect, it } from "@effect/vitest"
+import { Migrations, Sql } from "@sift/store"
+import { Effect, Exit, Layer, Redacted } from "effect"
+import * as Auth from "../src/index.js"
+import { postgresUrl, unique } from "./support/database.js"
+import { countRoundTrips, type RoundTripCounter } from "./support/roundTrips.js"
+
+const layerAt = (url: string) =>
+  Layer.fresh(Auth.layer).pipe(Layer.provideMerge(Layer.tap(Sql.layerPg({ url: Redacted.make(url) }), (context) =>
+    Effect.provide(Migrations.run({ store: Migrations.store, auth: Auth.migrations }), context))))
+
+const orgWith = (credits: number) =>
+  Effect.gen(function*() {
+    const accounts = yield* Auth.Accounts.Accounts
+    const org = yield* accounts.createOrg({ name: `trips-${unique()}`, plan: "enterprise" })
+    yield* accounts.setOverrides(org.id, { credits })
+    return org.id
+  })
+
+const relay = Effect.acquireRelease(Effect.promise(() => countRoundTrips(postgresUrl!)), (r) => Effect.promise(() => r.close()))
+const tripsOf = <A, E, R>(counter: RoundTripCounter, effect: Effect.Effect<A, E, R>) =>
+  Effect.gen(function*() {
+    const before = counter.count()
+    const value = yield* effect
+    return { value, trips: counter.count() - before }
+  })
+
+describe.skipIf(postgresUrl === null)("credit ledger on PostgreSQL: round trips and row locks", () => {
+  it.scoped("reserve is one round trip, commit one, release one; a group of eight settles costs one transaction", () =>
+    Effect.gen(function*() {
+      const counter = yield* relay
+      const context = yield* Layer.build(layerAt(counter.url))
+      yield* Effect.provide(Effect.gen(function*() {
+        const ledger = yield* Auth.CreditLedger.CreditLedger
+        const sql = yield* SqlClient.SqlClient
+        const orgId = yield* orgWith(100)
+        // The first reservation of an organization may set up its counters; every later one is one statement.
+        yield* ledger.release(yield* ledger.reserve(orgId, 1, { ttlMs: 60_000 }))
+        const reserved = yield* tripsOf(counter, ledger.reserve(orgId, 3, { ttlMs: 60_000 }))
+        expect(reserved.trips).toBe(1)
+        const committed = yield* tripsOf(counter, ledger.commit(reserved.value, { credits: 2, requestId: `r-${unique()}` }))
+        expect(committed.value).toEqual({ remaining: 98 })
+        expect(committed.trips).toBe(1)
+        const released = yield* tripsOf(counter, Effect.flatMap(ledger.reserve(orgId, 5, { ttlMs: 60_000 }), ledger.release))
+        expect(released.value).toEqual({ remaining: 98 })
+        expect(released.trips).toBe(2)
+
+        const table = `trips_rows_${unique()}`
+        yield* sql`CREATE TABLE ${sql(table)} (id text PRIMARY KEY, remaining bigint NOT NULL)`
+        const holds = yield* Effect.forEach(Array.from({ length: 8 }, (_, i) => i), () => ledger.reserve(orgId, 2, { ttlMs: 60_000 }))
+        const settled = yield* tripsOf(counter, ledger.settle(
+          holds.map((reservation, i) => ({ reservation, credits: 1, requestId: `g${i}-${unique()}` })),
+          (remaining) => sql`INSERT INTO ${sql(table)} (id, remaining) SELECT * FROM json_to_recordset(${JSON.stringify(remaining.map((n, i) => ({ id: `g${i}`, remaining: n })))}::json) AS t(id text, remaining bigint)`
+        ))
+        // BEGIN, the charges, the caller's rows, COMMIT: 4 for the group, half a round trip per request.
+        expect(settled.trips).toBeLessThanOrEqual(4)
+        expect((yield* sql<{ remaining: string }>`SELECT remaining FROM ${sql(table)} ORDER BY id`).map((r) => Number(r.remaining)))
+          .toEqual([97, 96, 95, 94, 93, 92, 91, 90])
+        // Every hold was released by its charge: the whole balance can be held again, not a credit more.
+        expect((yield* ledger.balance(orgId)).remaining).toBe(90)
+        expect(Exit.isFailure(yield* Effect.exit(ledger.reserve(orgId, 91, { ttlMs: 60_000 })))).toBe(true)
+        yield* ledger.release(yield* ledger.reserve(orgId, 90, { ttlMs: 60_000 }))
+      }), context)
+    }), { timeout: 60_000 })
+
+  it.scopedLive("a reservation does not wait for the organization's row: another transaction holding it leaves reserve and release free", () =>
+    Effect.gen(function*() {
+      const replica = yield* Layer.build(layerAt(postgresUrl!))
+      const other = yield* Layer.build(Sql.layerPg({ url: Redacted.make(postgresUrl!) }))
+      const orgId = yield* Effect.provide(orgWith(10), replica)
+      const ledger = Effect.provide(Auth.CreditLedger.CreditLedger, replica)
+      yield* Effect.provide(Effect.flatMap(ledger, (l) => Effect.flatMap(l.reserve(orgId, 1, { ttlMs: 60_000 }), l.release)), replica)
+      // A transaction of another connection holds the organization's row, as a charge waiting for its WAL flush does.
+      const locked = yield* Effect.makeLatch()
+      const done = yield* Effect.makeLatch()
+      const holder = yield* Effect.fork(Effect.provide(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        sql.withTransaction(Effect.gen(function*() {
+          yield* sql`SELECT id FROM organizations WHERE id = ${orgId} FOR UPDATE`
+          yield* locked.open
+          yield* done.await
+        }))), other))
+      yield* locked.await
+      // Had a reservation waited for the row, the holder lets go after 10 s (and the test fails) rather than never.
+      let waited = false
+      yield* Effect.fork(Effect.delay(Effect.zipRight(Effect.sync(() => (waited = true)), done.open), "10 seconds"))
+      const outcome = yield* Effect.provide(Effect.flatMap(ledger, (l) =>
+        Effect.gen(function*() {
+          const a = yield* l.reserve(orgId, 6, { ttlMs: 60_000 })
+          const refused = yield* Effect.exit(l.reserve(orgId, 5, { ttlMs: 60_000 }))
+          yield* l.release(a)
+          const b = yield* l.reserve(orgId, 10, { ttlMs: 60_000 })
+          return { a: a.credits, refused: Exit.isFailure(refused), b: b.credits }
+        })), replica)
+      const heldThroughout = !waited
+      yield* done.open
+      yield* holder.await
+      expect({ ...outcome, heldThroughout }).toEqual({ a: 6, refused: true, b: 10, heldThroughout: true })
+    }), { timeout: 60_000 })
+
+  it.scoped("a database crash empties holds and reservations together: nothing stays held, a late charge is still taken once", () =>
+    Effect.gen(function*() {
+      const context = yield* Layer.build(layerAt(postgresUrl!))
+      yield* Effect.provide(Effect.gen(function*() {
+        const ledger = yield* Auth.CreditLedger.CreditLedger
+        const sql = yield* SqlClient.SqlClient
+        const orgId = yield* orgWith(10)
+        const before = yield* ledger.reserve(orgId, 4, { ttlMs: 60_000 })
+        yield* ledger.commit(yield* ledger.reserve(orgId, 1, { ttlMs: 60_000 }), { credits: 1, requestId: `r-${unique()}` })
+        const inFlight = yield* ledger.reserve(orgId, 3, { ttlMs: 60_000 })
+        expect(Exit.isFailure(yield* Effect.exit(ledger.reserve(orgId, 3, { ttlMs: 60_000 })))).toBe(true)
+        // What crash recovery does to unlogged tables (this organization's rows only: other tests share the database).
+        yield* sql`DELETE FROM credit_reservations WHERE org_id = ${orgId}`
+        yield* sql`DELETE FROM credit_holds WHERE org_id = ${orgId}`
+        // Nothing is held any more: all 9 can be held again.
+        yield* ledger.release(yield* ledger.reserve(orgId, 9, { ttlMs: 60_000 }))
+        // A request that survived the crash delivers: charged, and the hold it no longer has is not freed a second time.
+        expect(yield* ledger.commit(inFlight, { credits: 2, requestId: `r-${unique()}` })).toEqual({ remaining: 7 })
+        yield* ledger.release(before)
+        const all = yield* ledger.reserve(orgId, 7, { ttlMs: 60_000 })
+        expect(Exit.isFailure(yield* Effect.exit(ledger.reserve(orgId, 1, { ttlMs: 60_000 })))).toBe(true)
+        expect(yield* ledger.commit(all, { credits: 7, requestId: `r-${unique()}` })).toEqual({ remaining: 0 })
+        expect(Exit.isFailure(yield* Effect.exit(ledger.reserve(orgId, 1, { ttlMs: 60_000 })))).toBe(true)
+      }), context)
+    }), { timeout: 60_000 })
+})

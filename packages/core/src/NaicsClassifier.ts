@@ -15,7 +15,7 @@ import { adjustments } from "./internal/naics/activity.js"
 import { openAiRerank, type OpenAiRerankerOptions } from "./internal/naics/openAiReranker.js"
 import { profileIndex } from "./internal/naics/profiles.js"
 import { schemaTypeCodes } from "./internal/naics/schemaTypes.js"
-import { type Statement, statementsOf } from "./internal/naics/statements.js"
+import { isAboutPage, type Statement, statementsOf } from "./internal/naics/statements.js"
 import { isStop } from "./internal/naics/text.js"
 
 /** How sure the classifier is of a code. @category models */
@@ -89,8 +89,29 @@ const termWeights = (statements: ReadonlyArray<Statement>): Map<string, { tf: nu
 
 /** Scores every code (higher is better), unsorted. */
 export const scoreAll = (evidence: CompanyEvidence): Float64Array => {
+  const first = scoreWith(evidence, 0.8)
+  if (!evidence.pages.slice(1).some((p) => isAboutPage(p.url))) return first
+  // Clear evidence stands; when it is ambiguous, the about page (where a company says what it is) is read more closely.
+  const [top, second] = topTwo(first)
+  return confidenceOf(top, second) === "high" ? first : scoreWith(evidence, aboutWeightWhenAmbiguous)
+}
+
+/** Weight of the about page's statements when the homepage alone is ambiguous (the homepage's own are 1). */
+const aboutWeightWhenAmbiguous = 1.3
+
+const topTwo = (scores: Float64Array): [number, number] => {
+  let top = -Infinity
+  let second = -Infinity
+  for (const s of scores) {
+    if (s > top) [top, second] = [s, top]
+    else if (s > second) second = s
+  }
+  return [top, second]
+}
+
+const scoreWith = (evidence: CompanyEvidence, aboutWeight: number): Float64Array => {
   const index = profileIndex()
-  const statements = statementsOf(evidence)
+  const statements = statementsOf(evidence, aboutWeight)
   const scores = new Float64Array(index.profiles.length)
   for (const [code, value] of phraseScores(statements)) scores[code]! += value
   const tf = termWeights(statements)

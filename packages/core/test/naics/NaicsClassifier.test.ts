@@ -64,6 +64,23 @@ describe("NaicsClassifier", () => {
     expect(group[0]!.code).toBe("551112")
   })
 
+  it("reads the about page closely when the homepage is ambiguous: a dairy farm with an ice cream parlor is a dairy farm", () => {
+    const page = (title: string, description: string, body: string) =>
+      `<!doctype html><html><head><title>${title}</title><meta name="description" content="${description}"></head><body><nav><a href="/about">About us</a></nav><main>${body}</main></body></html>`
+    const evidence = {
+      domain: "hollisreed.test",
+      pages: [
+        CompanyEvidence.fromHtml("https://hollisreed.test/", page("Hollis & Reed | Ice cream from the valley", "Thirty flavors scooped daily at the farm.",
+          "<h1>Welcome to Hollis &amp; Reed</h1><h2>The parlor</h2><p>Stop by our ice cream parlor for a cone. Open daily in summer.</p>")),
+        CompanyEvidence.fromHtml("https://hollisreed.test/about", page("About Hollis & Reed", "Our story.",
+          "<h1>Our story</h1><p>Hollis &amp; Reed is a family dairy farm. We milk 150 Jersey cows twice a day and bottle their milk on the farm.</p>"))
+      ]
+    }
+    const ranked = top(evidence)
+    expect(ranked[0]).toMatchObject({ code: "112120", confidence: "high" })
+    expect(ranked[1]!.code).toBe("311520")
+  })
+
   it("uses schema.org business types and ranks all codes with honest confidence", () => {
     const clinic = top(company("Elm Street Smiles", "Cleanings, fillings and crowns for the whole family.", ["Book online."], "Dentist"))
     expect(clinic[0]!.code).toBe("621210")

@@ -17,7 +17,7 @@ export interface Statement {
 /** Words that introduce the customers or the market of an activity. */
 const customerOpeners = new Set(["for", "to", "serving", "serve", "used", "trusted", "helping", "help", "across"])
 /** Words that end a customer phrase and return to the activity. */
-const customerClosers = new Set(["and", "with", "we", "our", "from", "that", "in", "by", "since"])
+const customerClosers = new Set(["with", "we", "our", "from", "that", "in", "by", "since"])
 
 const identity = /\b(we are|we're|is an?|is the|are an?|we (?:make|build|grow|raise|brew|distill|roast|manufacture|produce|provide|offer|operate|deliver|design|develop|publish|sell|distribute|farm|run|own|hold|treat|serve))\b/i
 
@@ -36,11 +36,17 @@ const statement = (text: string, weight: number): Statement => {
 const sentences = (text: string): Array<string> =>
   text.split(/(?<=[.!?])\s+|\n+/).map((s) => s.trim()).filter((s) => s.length > 2)
 
-/** The weighted statements of all pages; the homepage counts fully, other pages a little less. */
-export const statementsOf = (evidence: CompanyEvidence): Array<Statement> => {
+/** An about page: where a company says what it is. */
+export const isAboutPage = (url: string): boolean => /about|who-we-are|our-story/i.test(new URL(url).pathname)
+
+/**
+ * The weighted statements of all pages; the homepage counts fully, other pages a little less, except the about page
+ * when `aboutWeight` says so (the classifier reads it closely when the homepage alone is ambiguous).
+ */
+export const statementsOf = (evidence: CompanyEvidence, aboutWeight = 0.8): Array<Statement> => {
   const out: Array<Statement> = []
   evidence.pages.forEach((page, index) => {
-    const page0 = index === 0 ? 1 : 0.8
+    const page0 = index === 0 ? 1 : isAboutPage(page.url) ? aboutWeight : 0.8
     if (page.title !== undefined && index === 0) out.push(statement(page.title, 3))
     if (page.description !== undefined) out.push(statement(page.description, 3 * page0))
     for (const d of page.jsonLdDescriptions) out.push(statement(d, 2.5 * page0))

@@ -30,7 +30,10 @@ import * as OpenApi from "./OpenApi.js"
 import * as Parse from "./Parse/Http.js"
 import * as RequestLog from "./RequestLog.js"
 import * as RequestPipeline from "./RequestPipeline.js"
+import * as Bytes from "./Scrape/Bytes.js"
+import * as Html from "./Scrape/Html.js"
 import * as Scrape from "./Scrape/Http.js"
+import * as Markdown from "./Scrape/Markdown.js"
 import * as Screenshot from "./Screenshot/Http.js"
 import * as UrlEnrichment from "./Urls/Enrichment.js"
 import * as Urls from "./Urls/Http.js"
@@ -58,11 +61,11 @@ const routeFor = (request: HttpServerRequest.HttpServerRequest) => {
     case "POST /v1/web/scrape":
       return RequestPipeline.serve(api, Scrape.scrape)
     case "GET /v1/web/scrape/markdown":
-      return RequestPipeline.serve(api, Scrape.markdown)
+      return RequestPipeline.serve(api, Markdown.markdown)
     case "GET /v1/web/scrape/html":
-      return RequestPipeline.serve(api, Scrape.html)
+      return RequestPipeline.serve(api, Html.html)
     case "GET /v1/web/scrape/bytes":
-      return RequestPipeline.serve(api, Scrape.bytes)
+      return RequestPipeline.serve(api, Bytes.bytes)
     case "GET /v1/web/scrape/images":
       return RequestPipeline.serve(api, Images.images)
     case "GET /v1/web/scrape/screenshot":

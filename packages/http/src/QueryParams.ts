@@ -1,12 +1,15 @@
 /**
  * Query strings as the official SDK and other clients write them (decisions §1, §11): deep objects in brackets
  * (`timeoutOpts[milliseconds]=5000`, `headers[X-A]=b`), arrays comma-joined, repeated, indexed (`key[0]=`) or as JSON,
- * objects also as JSON, booleans `true/false/1/0`. `parse` builds a plain nested object of strings; the `as*` readers
- * coerce one member, failing with an `InvalidRequest` that names it.
+ * objects also as JSON, booleans `true/false/1/0`. `parse` builds a plain nested object of strings. An endpoint declares
+ * its query as one `Schema.Struct` of members (`boolean`, `integer`, `list`, ... or any Schema over them): `decode`
+ * reads a query with it, failing with an `InvalidRequest` that names the member, and `OpenApi` documents the same
+ * Struct. The `as*` readers coerce one member of a parsed query.
  *
  * @since 0.1.0
  */
-import { Errors } from "@sift/core"
+import { Errors, ScrapeRequest } from "@sift/core"
+import { Either, ParseResult, Schema } from "effect"
 import * as Json from "./internal/json.js"
 
 /** A parsed query value: a string, a list of values, or an object of values. */
@@ -68,30 +71,23 @@ const single = (field: string, value: QueryValue): string => {
 }
 
 /** Reads a boolean (`true`, `false`, `1`, `0`). */
-export const asBoolean = (query: Query, field: string): boolean | undefined => {
-  const value = query[field]
-  if (value === undefined) return undefined
+export const readBoolean = (value: QueryValue, field: string): boolean => {
   const text = single(field, value).toLowerCase()
   if (text === "true" || text === "1") return true
   if (text === "false" || text === "0") return false
   throw invalid(field, `must be true or false, got "${text}"`)
 }
 
-/** Reads an integer; `null` (the word) counts as absent, as the contract allows nullable members. */
-export const asInteger = (query: Query, field: string): number | undefined => {
-  const value = query[field]
-  if (value === undefined) return undefined
+/** Reads an integer; `null` (the word) and an empty value count as absent, as the contract allows nullable members. */
+export const readInteger = (value: QueryValue, field: string): number | undefined => {
   const text = single(field, value)
   if (text === "null" || text === "") return undefined
   if (!/^-?\d+$/.test(text)) throw invalid(field, `must be an integer, got "${text}"`)
   return Number(text)
 }
 
-/** Reads a string. */
-export const asString = (query: Query, field: string): string | undefined => {
-  const value = query[field]
-  return value === undefined ? undefined : single(field, value)
-}
+/** Reads a string (the last of repeated values). */
+export const readString = (value: QueryValue, field: string): string => single(field, value)
 
 const fromJson = (field: string, text: string): unknown => {
   if (Json.textNestsDeeper(text)) throw invalid(field, Json.TOO_DEEP)
@@ -106,9 +102,7 @@ const fromJson = (field: string, text: string): unknown => {
  * Reads a list. `commaSeparated` splits comma-joined values (tags); without it a comma-joined value stays one item
  * (a CSS selector list keeps its meaning). JSON arrays (`["a","b"]`) are accepted either way.
  */
-export const asList = (query: Query, field: string, options: { readonly commaSeparated: boolean }): Array<string> | undefined => {
-  const value = query[field]
-  if (value === undefined) return undefined
+export const readList = (value: QueryValue, field: string, options: { readonly commaSeparated: boolean }): Array<string> | undefined => {
   const items = typeof value === "string" ? [value] : Array.isArray(value) ? value : undefined
   if (items === undefined) throw invalid(field, "must be a list")
   if (items.length === 1 && typeof items[0] === "string" && items[0].trimStart().startsWith("[")) {
@@ -127,9 +121,7 @@ export const asList = (query: Query, field: string, options: { readonly commaSep
 }
 
 /** Reads an object, from brackets (`a[b]=1`) or JSON (`a={"b":1}`); values stay strings unless JSON gave others. */
-export const asObject = (query: Query, field: string): Record<string, unknown> | undefined => {
-  const value = query[field]
-  if (value === undefined) return undefined
+export const readObject = (value: QueryValue, field: string): Record<string, unknown> | undefined => {
   if (typeof value === "string") {
     if (value === "null") return undefined
     const parsed = fromJson(field, value)
@@ -141,12 +133,125 @@ export const asObject = (query: Query, field: string): Record<string, unknown> |
 }
 
 /** Reads a JSON array of objects (the documented form of `actions`). */
-export const asJsonArray = (query: Query, field: string): Array<unknown> | undefined => {
-  const value = query[field]
-  if (value === undefined) return undefined
+export const readJsonArray = (value: QueryValue, field: string): Array<unknown> | undefined => {
   if (Array.isArray(value) && value.every((item) => typeof item === "object")) return value as Array<unknown>
   const parsed = fromJson(field, single(field, value))
   if (parsed === null) return undefined
   if (!Array.isArray(parsed)) throw invalid(field, "must be a JSON array")
   return parsed
+}
+
+/** `timeoutOpts` (`timeoutOpts[milliseconds]=5000` or JSON), its digits made a number; what it holds is the caller's Schema's to check. */
+export const readTimeoutOpts = (value: QueryValue, field: string): Record<string, unknown> | undefined => {
+  const opts = readObject(value, field)
+  if (opts === undefined) return undefined
+  const raw = opts.milliseconds
+  return { ...opts, milliseconds: typeof raw === "string" && /^-?\d+$/.test(raw) ? Number(raw) : raw }
+}
+
+const member = <Q>(query: Query, field: string, read: (value: QueryValue, field: string) => Q): Q | undefined => {
+  const value = query[field]
+  return value === undefined ? undefined : read(value, field)
+}
+
+/** Reads a boolean member (`true`, `false`, `1`, `0`). */
+export const asBoolean = (query: Query, field: string): boolean | undefined => member(query, field, readBoolean)
+/** Reads an integer member; `null` (the word) counts as absent. */
+export const asInteger = (query: Query, field: string): number | undefined => member(query, field, readInteger)
+/** Reads a string member. */
+export const asString = (query: Query, field: string): string | undefined => member(query, field, readString)
+/** Reads a list member (see `readList`). */
+export const asList = (query: Query, field: string, options: { readonly commaSeparated: boolean }): Array<string> | undefined =>
+  member(query, field, (value) => readList(value, field, options))
+/** Reads an object member, from brackets or JSON. */
+export const asObject = (query: Query, field: string): Record<string, unknown> | undefined => member(query, field, readObject)
+/** Reads a JSON array member. */
+export const asJsonArray = (query: Query, field: string): Array<unknown> | undefined => member(query, field, readJsonArray)
+
+// ---- members of a query Schema ----
+
+/**
+ * A query member read by `read` into `type` (absent members never reach it; `undefined` means "given as null"). The
+ * reader names what it rejects relative to the member (`""`, `[0]`, `[start]`), so one reader serves every name.
+ */
+export const reading = <A, I>(type: Schema.Schema<A, I>, read: (value: QueryValue, field: string) => unknown) =>
+  Schema.transformOrFail(Schema.Unknown, Schema.UndefinedOr(type), {
+    strict: false,
+    decode: (value, _, ast) => {
+      try {
+        return ParseResult.succeed(read(value as QueryValue, ""))
+      } catch (error) {
+        if (!(error instanceof Errors.InvalidRequest)) throw error
+        const issue = new ParseResult.Type(ast, value, error.detail)
+        return ParseResult.fail(error.field === undefined || error.field === "" ? issue : new ParseResult.Pointer(error.field, value, issue))
+      }
+    },
+    encode: (value, _, ast) => ParseResult.fail(new ParseResult.Forbidden(ast, value, "query members are only decoded"))
+  })
+
+/** An optional member of a query Struct (absent stays absent). */
+export const optional = <S extends Schema.Schema.All>(member: S) => Schema.optionalWith(member, { exact: true })
+
+/** `true`, `false`, `1` or `0`. */
+export const boolean = reading(Schema.Boolean, readBoolean)
+/** A whole number; `null` or empty is absent. */
+export const integer = reading(Schema.Int, readInteger)
+/** A whole number from `min` to `max`. */
+export const integerBetween = (min: number, max: number) => reading(Schema.Int.pipe(Schema.between(min, max)), readInteger)
+/** Text (the last of repeated values). */
+export const string = reading(Schema.String, readString)
+/** One of `values`, failing with "must be one of ...". */
+export const oneOf = <const L extends ReadonlyArray<string>>(...values: L) =>
+  reading(Schema.Literal(...values), (value, field) => {
+    const text = readString(value, field)
+    if (!values.includes(text)) throw invalid(field, `must be one of ${values.join(", ")}`)
+    return text as L[number]
+  })
+/** A list: comma-joined (`commaSeparated`), repeated, indexed or a JSON array. */
+export const list = (options: { readonly commaSeparated: boolean }) => reading(Schema.Array(Schema.String), (value, field) => readList(value, field, options))
+/** An object from brackets (`a[b]=1`) or JSON; its values as given. */
+export const object = reading(Schema.Record({ key: Schema.String, value: Schema.Unknown }), readObject)
+/** A JSON array (the documented form of `actions`). */
+export const jsonArray = reading(Schema.Array(Schema.Unknown), readJsonArray)
+
+/** `timeoutOpts`: `{ milliseconds, behavior: fail | return-partial }`, brackets or JSON, checked by `ScrapeRequest.TimeoutOpts`. */
+export const timeoutOpts = reading(ScrapeRequest.TimeoutOpts.annotations({ parseOptions: { onExcessProperty: "error" } }), readTimeoutOpts)
+
+/** `zdr`: enabled or disabled. */
+export const zdr = oneOf("enabled", "disabled").annotations({ description: "enabled or disabled (default disabled)" })
+
+/** `tags`: comma-separated, at most 20 of 1 to 50 characters. */
+export const tags = list({ commaSeparated: true }).pipe(
+  Schema.filter((tags) => tags === undefined || Schema.is(ScrapeRequest.Tags)(tags), { message: () => "at most 20 tags of 1 to 50 characters" })
+).annotations({ description: "Comma-separated, up to 20 of 1 to 50 characters" })
+
+/** A query's path to a problem: the member, then `[i]` for list items and `.name` for JSON members (`actions[0].do`). */
+const fieldOf = (path: ReadonlyArray<PropertyKey>): string =>
+  path.reduce<string>((acc, key) =>
+    typeof key === "number"
+      ? `${acc}[${key}]`
+      : acc === ""
+      ? String(key)
+      : String(key).startsWith("[")
+      ? `${acc}${String(key)}`
+      : `${acc}.${String(key)}`, "")
+
+/** The first problem of a query Schema's parse error, as the `InvalidRequest` naming its member. */
+export const fromParseError = (error: ParseResult.ParseError): Errors.InvalidRequest => {
+  const [issue] = ParseResult.ArrayFormatter.formatErrorSync(error)
+  const field = fieldOf(issue?.path ?? [])
+  const detail = issue === undefined
+    ? "invalid value"
+    : issue._tag === "Unexpected"
+    ? "is not a known member"
+    : issue._tag === "Missing"
+    ? "is required"
+    : issue.message
+  return new Errors.InvalidRequest({ reason: "Invalid", field: field === "" ? "query" : field, detail })
+}
+
+/** Reads a parsed query with an endpoint's query Schema (members it does not name are ignored). */
+export const decode = <A, I>(schema: Schema.Schema<A, I>) => {
+  const decodeEither = Schema.decodeUnknownEither(schema, { errors: "first" })
+  return (query: Query): Either.Either<A, Errors.InvalidRequest> => Either.mapLeft(decodeEither(query), fromParseError)
 }

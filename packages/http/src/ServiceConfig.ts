@@ -5,14 +5,15 @@
  *
  * @since 0.1.0
  */
+import { Plans } from "@sift/auth"
 import { Config, ConfigError, ConfigProvider, Context, Either, Layer, LogLevel, Option, Redacted } from "effect"
 import { parseTrustedProxies, type TrustedProxies } from "./internal/server/httpsRule.js"
 
-/** The plans an organization can be on (decisions §1). */
-export const plans = ["free", "hobby", "starter", "pro", "scale", "enterprise"] as const
+/** The plans an organization can be on (decisions §1): auth's list, declared there once. */
+export const plans = Plans.names
 
 /** A plan name. */
-export type PlanName = typeof plans[number]
+export type PlanName = Plans.PlanName
 
 /** Certificate and key files for TLS. */
 export interface TlsFiles {

@@ -8,11 +8,10 @@
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { type Cache, Deadline, Errors, type Fetcher, ImageEnrich, Images, Pipeline, type ScrapeRequest, type ScrapeResult } from "@sift/core"
 import type { BlobStore } from "@sift/store"
-import { Clock, Effect } from "effect"
-import { ApiFailure } from "../ErrorMapping.js"
+import { Clock, Effect, Schema } from "effect"
 import * as QueryParams from "../QueryParams.js"
 import type { Handler } from "../RequestPipeline.js"
-import { baseQuery, decodeFromQuery, defined, hasActions, planFor, sharedFromQuery } from "../Scrape/Http.js"
+import * as ScrapeQuery from "../Scrape/ScrapeQuery.js"
 import * as HostedFiles from "./HostedFiles.js"
 
 /** Credits of an images request with any enrichment (actions included), as the official client documents. */
@@ -34,35 +33,53 @@ const truthy = (value: unknown, field: string): boolean => {
 }
 
 /** `enrichment[resolution]=true&enrichment[classification]=true&enrichment[hostedUrl]=true`, or `enrichment=dimensions,file`. */
-const enrichmentFromQuery = (query: QueryParams.Query): Array<ImageEnrich.Enrichment> | undefined => {
-  const value = query.enrichment
-  if (value === undefined) return undefined
+const readEnrichment = (value: QueryParams.QueryValue, field: string): Array<ImageEnrich.Enrichment> | undefined => {
   if (typeof value === "string" && !value.trim().startsWith("{")) {
     return [...new Set(value.split(",").map((name) => name.trim()).filter((name) => name !== "").map((name) => {
       const known = enrichmentNames[name]
       if (known === undefined) {
-        throw new Errors.InvalidRequest({ reason: "Invalid", field: "enrichment", detail: `unknown enrichment "${name}" (resolution, classification, hostedUrl)` })
+        throw new Errors.InvalidRequest({ reason: "Invalid", field, detail: `unknown enrichment "${name}" (resolution, classification, hostedUrl)` })
       }
       return known
     }))]
   }
-  const object = QueryParams.asObject(query, "enrichment") ?? {}
+  const object = QueryParams.readObject(value, field) ?? {}
   const wanted = new Set<ImageEnrich.Enrichment>()
   for (const [name, flag] of Object.entries(object)) {
     if (name === "maxTimePerMs") {
       if (!/^\d+$/.test(String(flag)) || Number(flag) > 60_000) {
-        throw new Errors.InvalidRequest({ reason: "Invalid", field: "enrichment[maxTimePerMs]", detail: "must be an integer from 0 to 60000" })
+        throw new Errors.InvalidRequest({ reason: "Invalid", field: `${field}[maxTimePerMs]`, detail: "must be an integer from 0 to 60000" })
       }
       continue
     }
     const known = enrichmentNames[name]
     if (known === undefined) {
-      throw new Errors.InvalidRequest({ reason: "Invalid", field: `enrichment[${name}]`, detail: "unknown enrichment (resolution, classification, hostedUrl)" })
+      throw new Errors.InvalidRequest({ reason: "Invalid", field: `${field}[${name}]`, detail: "unknown enrichment (resolution, classification, hostedUrl)" })
     }
-    if (truthy(flag, `enrichment[${name}]`)) wanted.add(known)
+    if (truthy(flag, `${field}[${name}]`)) wanted.add(known)
   }
   return [...wanted]
 }
+
+/** The query. */
+export const Query = Schema.Struct({
+  enrichment: QueryParams.optional(
+    QueryParams.reading(Schema.Array(Schema.Literal("dimensions", "classification", "file")), readEnrichment).pipe(ScrapeQuery.lands("imageParams.enrich"))
+      .annotations({
+        description: "enrichment[resolution|classification|hostedUrl]=true (enrichment[maxTimePerMs] up to 60000), or a comma-separated list",
+        jsonSchema: { type: "object", additionalProperties: { type: "boolean" } }
+      })
+  ),
+  dedupe: QueryParams.optional(
+    QueryParams.boolean.pipe(ScrapeQuery.lands("imageParams.dedupe", { to: (dedupe: boolean) => dedupe ? "visual" : "none" })).annotations({
+      description: "Keep the largest of visually identical images (perceptual hash)"
+    })
+  ),
+  ...ScrapeQuery.fields
+}).annotations({ description: "List a page's images, optionally deduplicated and enriched (1 credit; 2 with actions; 5 with enrichment)" })
+
+const decode = ScrapeQuery.decoder("images", Query, (query) =>
+  ScrapeQuery.toPost(Query, query, { formats: { images: true }, sharedParams: {}, imageParams: {} }))
 
 /** The images of a result enriched within the time left; fails at the deadline unless the request returns partial. */
 export const enrichResult = (
@@ -100,7 +117,7 @@ export const enrichResult = (
 
 /** One image on the wire: the members of decisions §2 plus those the official client reads (`src`, `type`, `enrichment`). */
 const wireImage = (elements: ReadonlyMap<string, Images.ImageElement>) => (image: ScrapeResult.ImageItem) => {
-  const enrichment = defined({ width: image.width, height: image.height, type: image.classification, url: image.fileUrl })
+  const enrichment = ScrapeQuery.defined({ width: image.width, height: image.height, type: image.classification, url: image.fileUrl })
   return {
     ...image,
     src: image.url,
@@ -118,30 +135,15 @@ interface ImagesInput {
 /** `GET /web/scrape/images`: 1 credit, 2 with actions, 5 with any enrichment; partial results cost 1. */
 export const images: Handler<
   ImagesInput,
-  Errors.InvalidRequest | ApiFailure,
+  Errors.InvalidRequest,
   never,
   Errors.ScrapeError,
   Fetcher.Fetcher | Cache.Cache | BlobStore.BlobStore | HttpServerRequest.HttpServerRequest
 > = {
   validate: (caller) =>
-    Effect.gen(function*() {
-      let enrich: Array<ImageEnrich.Enrichment> | undefined
-      const request = yield* decodeFromQuery(() => {
-        const query = caller.query
-        enrich = enrichmentFromQuery(query)
-        const dedupe = QueryParams.asBoolean(query, "dedupe")
-        return {
-          ...baseQuery(query),
-          formats: { images: true },
-          sharedParams: sharedFromQuery(query),
-          imageParams: defined({ dedupe: dedupe === undefined ? undefined : dedupe ? "visual" : "none", enrich })
-        }
-      })
-      if (hasActions(request) && caller.auth.org.plan === "free") {
-        return yield* new ApiFailure({ code: "PAID_PLAN_REQUIRED", detail: "actions: browser actions need a paid plan" })
-      }
-      const enriched = (enrich?.length ?? 0) > 0
-      return planFor(request, enriched ? ENRICHED_CREDITS : hasActions(request) ? 2 : 1, { request, enriched })
+    Effect.map(decode(caller), ({ request }) => {
+      const enriched = (request.imageParams?.enrich?.length ?? 0) > 0
+      return ScrapeQuery.planFor(request, enriched ? ENRICHED_CREDITS : ScrapeQuery.hasActions(request) ? 2 : 1, { request, enriched })
     }),
   run: (_caller, { enriched, request }) =>
     Effect.gen(function*() {
@@ -160,7 +162,7 @@ export const images: Handler<
           ...(rendered.actionsApplied === undefined ? {} : { actionsApplied: rendered.actionsApplied, actionsHtmlStale: rendered.actionsHtmlStale ?? false }),
           cache_metadata: result.cache_metadata
         },
-        credits: partial ? 1 : enriched ? ENRICHED_CREDITS : hasActions(request) ? 2 : 1
+        credits: partial ? 1 : enriched ? ENRICHED_CREDITS : ScrapeQuery.hasActions(request) ? 2 : 1
       }
     })
 }

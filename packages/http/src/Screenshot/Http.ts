@@ -6,12 +6,12 @@
  * @since 0.1.0
  */
 import { type Cache, Errors, type Fetcher, Html, Pipeline, type ScrapeRequest, Screenshot } from "@sift/core"
-import { Clock, Effect } from "effect"
+import { Clock, Effect, Schema } from "effect"
 import type { Element, Root, RootContent } from "hast"
 import { ApiFailure } from "../ErrorMapping.js"
 import * as QueryParams from "../QueryParams.js"
 import type { Caller, Handler } from "../RequestPipeline.js"
-import { decodeFromQuery, defined, planFor, timeoutFromQuery } from "../Scrape/Http.js"
+import * as ScrapeQuery from "../Scrape/ScrapeQuery.js"
 
 /** The page types `GET /web/screenshot?page=` finds from the site's links, by link path or text (several languages). */
 const PAGE_PATTERNS: Record<string, RegExp> = {
@@ -34,74 +34,60 @@ interface ScreenshotInput {
 }
 
 const invalid = (field: string, detail: string) => new Errors.InvalidRequest({ reason: "Invalid", field, detail })
+const { optional } = QueryParams
 
-/** `fullScreenshot=true|false` (`fullPage` accepted as an alias). */
-const fullPageOf = (query: QueryParams.Query): boolean =>
-  QueryParams.asBoolean(query, "fullScreenshot") ?? QueryParams.asBoolean(query, "fullPage") ?? false
-
-const viewportOf = (query: QueryParams.Query) => {
-  const viewport = QueryParams.asObject(query, "viewport")
-  if (viewport === undefined) return undefined
-  const size = (name: string) => {
-    const value = viewport[name]
-    if (value === undefined) return undefined
-    if (typeof value === "number" || (typeof value === "string" && /^\d+$/.test(value))) return Number(value)
-    throw invalid(`viewport[${name}]`, "must be a positive integer")
-  }
-  return defined({ width: size("width"), height: size("height") })
+const size = (value: unknown, field: string) => {
+  if (value === undefined) return undefined
+  if (typeof value === "number" || (typeof value === "string" && /^\d+$/.test(value))) return Number(value)
+  throw invalid(field, "must be a positive integer")
 }
+
+/** `viewport[width]`, `viewport[height]`. */
+const viewport = QueryParams.reading(Schema.Struct({ width: Schema.optional(Schema.Number), height: Schema.optional(Schema.Number) }), (value, field) => {
+  const object = QueryParams.readObject(value, field)
+  return object === undefined ? undefined : ScrapeQuery.defined({ width: size(object.width, `${field}[width]`), height: size(object.height, `${field}[height]`) })
+}).pipe(ScrapeQuery.lands("sharedParams.viewport")).annotations({ description: "viewport[width] (100 to 7680), viewport[height] (100 to 10000); default 1920x1080" })
+
+const scrollOffset = QueryParams.reading(Schema.Int.pipe(Schema.between(0, 100_000)), (value, field) => {
+  const offset = QueryParams.readInteger(value, field)
+  if (offset !== undefined && (offset < 0 || offset > 100_000)) throw invalid(field, "must be from 0 to 100000")
+  return offset
+}).annotations({ description: "0 to 100000: the viewport-high slice of the full page starting here" })
+
+/** The members both screenshot GETs read besides their target. */
+const fields = {
+  scrollOffset: optional(scrollOffset),
+  colorScheme: optional(QueryParams.string.pipe(ScrapeQuery.lands("sharedParams.theme")).annotations({ description: "light or dark" })),
+  clearPopups: optional(QueryParams.boolean.annotations({ description: "Dismiss popups and consent banners before capture" })),
+  handleCookiePopup: optional(QueryParams.boolean.annotations({ description: "Dismiss the consent banner before capture" })),
+  maxAgeMs: optional(ScrapeQuery.maxAgeMs.annotations({
+    description: "0 to 2592000000; default 86400000: the oldest cached screenshot accepted; 0 renders fresh and replaces it"
+  })),
+  timeoutOpts: optional(ScrapeQuery.timeoutOpts),
+  timeoutMS: optional(ScrapeQuery.timeoutMS),
+  zdr: optional(ScrapeQuery.zdr),
+  tags: optional(ScrapeQuery.tags),
+  viewport: optional(viewport),
+  waitForMs: optional(ScrapeQuery.waitForMs),
+  country: optional(ScrapeQuery.country),
+  fullScreenshot: optional(QueryParams.boolean.annotations({ description: "Capture the full page (alias fullPage)" })),
+  fullPage: optional(QueryParams.boolean.annotations({ description: "Alias of fullScreenshot" }))
+}
+
+type Fields = Schema.Struct.Type<typeof fields>
 
 /** The POST body of a screenshot query; `url` is the page to capture. */
-const requestFromQuery = (query: QueryParams.Query, url: string | undefined, scrollOffset: number | undefined) => {
-  const colorScheme = QueryParams.asString(query, "colorScheme")
-  const clearPopups = QueryParams.asBoolean(query, "clearPopups")
-  const handleCookies = QueryParams.asBoolean(query, "handleCookiePopup")
-  return {
-    ...defined({
-      url,
-      maxAgeMs: QueryParams.asInteger(query, "maxAgeMs"),
-      timeoutOpts: timeoutFromQuery(query),
-      zdr: QueryParams.asString(query, "zdr"),
-      tags: QueryParams.asList(query, "tags", { commaSeparated: true })
-    }),
+const requestFromQuery = <A extends Fields>(schema: Schema.Schema<A, any>, query: A, url: string | undefined) =>
+  ScrapeQuery.toPost(schema, query, {
+    ...(url === undefined ? {} : { url }),
     formats: { screenshot: true },
-    sharedParams: defined({
-      viewport: viewportOf(query),
-      theme: colorScheme,
+    sharedParams: ScrapeQuery.defined({
       // Clearing popups clears consent banners too, as the official client documents.
-      dismissCookies: handleCookies === true || clearPopups === true ? true : undefined,
-      dismissPopups: clearPopups === true ? true : undefined,
-      waitFor: QueryParams.asInteger(query, "waitForMs"),
-      country: QueryParams.asString(query, "country")
+      dismissCookies: query.handleCookiePopup === true || query.clearPopups === true ? true : undefined,
+      dismissPopups: query.clearPopups === true ? true : undefined
     }),
-    screenshotParams: { area: fullPageOf(query) || scrollOffset !== undefined ? "fullPage" : "viewport" }
-  }
-}
-
-const renames: ReadonlyArray<readonly [string, string]> = [
-  ["sharedParams.viewport", "viewport"],
-  ["sharedParams.theme", "colorScheme"],
-  ["sharedParams.waitFor", "waitForMs"],
-  ["sharedParams.country", "country"],
-  ["screenshotParams.area", "fullScreenshot"]
-]
-
-const rename = (error: Errors.InvalidRequest) => {
-  const field = error.field
-  if (field === undefined) return error
-  for (const [from, to] of renames) {
-    if (field === from || field.startsWith(`${from}.`) || field.startsWith(`${from}[`)) {
-      return new Errors.InvalidRequest({ reason: error.reason, field: to + field.slice(from.length), detail: error.detail })
-    }
-  }
-  return error
-}
-
-const scrollOffsetOf = (query: QueryParams.Query): number | undefined => {
-  const offset = QueryParams.asInteger(query, "scrollOffset")
-  if (offset !== undefined && (offset < 0 || offset > 100_000)) throw invalid("scrollOffset", "must be from 0 to 100000")
-  return offset
-}
+    screenshotParams: { area: (query.fullScreenshot ?? query.fullPage ?? false) || query.scrollOffset !== undefined ? "fullPage" : "viewport" }
+  })
 
 /** A bare host name (`example.com`), from `domain` given with or without a scheme or path. */
 const normalizeDomain = (domain: string): string => {
@@ -112,17 +98,40 @@ const normalizeDomain = (domain: string): string => {
   return host
 }
 
-const validateWith = (caller: Caller, build: (query: QueryParams.Query) => { url: string | undefined; page?: string; domain?: string }) =>
-  Effect.gen(function*() {
-    let target: { url: string | undefined; page?: string; domain?: string } = { url: undefined }
-    let scrollOffset: number | undefined
-    const request = yield* decodeFromQuery(() => {
-      target = build(caller.query)
-      scrollOffset = scrollOffsetOf(caller.query)
-      return requestFromQuery(caller.query, target.url, scrollOffset)
-    }).pipe(Effect.mapError(rename))
-    return planFor(request, 1, { request, page: target.page, scrollOffset, domain: target.domain } satisfies ScreenshotInput)
-  })
+/** The query of `GET /web/scrape/screenshot`. */
+export const ScrapeScreenshotQuery = Schema.Struct({
+  url: ScrapeQuery.url.annotations({ description: "The page (http or https)" }),
+  ...fields
+}).annotations({ description: "Screenshot one URL in Chromium (1 credit)" })
+
+/** The query of `GET /web/screenshot`. */
+export const ScreenshotQuery = Schema.Struct({
+  domain: optional(QueryParams.string.annotations({ description: "The site (exactly one of domain and directUrl)" })),
+  directUrl: optional(QueryParams.string.annotations({ description: "The exact URL to capture" })),
+  page: optional(QueryParams.string.annotations({
+    description: `With domain: ${Object.keys(PAGE_PATTERNS).join(", ")}`,
+    jsonSchema: { type: "string", enum: Object.keys(PAGE_PATTERNS) }
+  })),
+  ...fields
+}).annotations({ description: "Screenshot a site's home page, one of its pages, or a direct URL (1 credit)" })
+
+const decodeScrapeScreenshot = ScrapeQuery.decoder("scrape-screenshot", ScrapeScreenshotQuery, (query) => requestFromQuery(ScrapeScreenshotQuery, query, query.url))
+
+/** The target of `GET /web/screenshot`: exactly one of `domain` and `directUrl`; `page` with `domain` only. */
+const targetOf = (query: typeof ScreenshotQuery.Type): { url: string; page?: string; domain?: string } => {
+  const { directUrl, domain, page } = query
+  if ((domain === undefined) === (directUrl === undefined)) throw invalid("domain", "give exactly one of domain or directUrl")
+  if (page !== undefined && PAGE_PATTERNS[page] === undefined) throw invalid("page", `must be one of ${Object.keys(PAGE_PATTERNS).join(", ")}`)
+  if (page !== undefined && directUrl !== undefined) throw invalid("page", "applies to domain only, not directUrl")
+  if (directUrl !== undefined) return { url: directUrl }
+  const host = normalizeDomain(domain!)
+  return { url: `https://${host}/`, domain: host, ...(page === undefined ? {} : { page }) }
+}
+
+const decodeScreenshot = ScrapeQuery.decoder("screenshot", ScreenshotQuery, (query) => requestFromQuery(ScreenshotQuery, query, targetOf(query).url))
+
+const planOf = (request: ScrapeRequest.ScrapeRequest, query: Fields, target: { readonly page?: string; readonly domain?: string }) =>
+  ScrapeQuery.planFor(request, 1, { request, page: target.page, scrollOffset: query.scrollOffset, domain: target.domain } satisfies ScreenshotInput)
 
 /** The link of the home page that leads to a page type, by path first, then by link text. */
 export const findPage = (tree: Root, baseUrl: string, page: string): string | undefined => {
@@ -216,27 +225,16 @@ const run = (_caller: Caller, input: ScreenshotInput) =>
     }
   })
 
-type ScreenshotHandler = Handler<ScreenshotInput, Errors.InvalidRequest | ApiFailure, never, Errors.ScrapeError | ApiFailure, Fetcher.Fetcher | Cache.Cache>
+type ScreenshotHandler = Handler<ScreenshotInput, Errors.InvalidRequest, never, Errors.ScrapeError | ApiFailure, Fetcher.Fetcher | Cache.Cache>
 
 /** `GET /web/scrape/screenshot?url=`: 1 credit. */
 export const scrapeScreenshot: ScreenshotHandler = {
-  validate: (caller) => validateWith(caller, (query) => ({ url: QueryParams.asString(query, "url") })),
+  validate: (caller: Caller) => Effect.map(decodeScrapeScreenshot(caller), ({ query, request }) => planOf(request, query, {})),
   run
 }
 
 /** `GET /web/screenshot?domain=|directUrl=[&page=]`: 1 credit. */
 export const screenshot: ScreenshotHandler = {
-  validate: (caller) =>
-    validateWith(caller, (query) => {
-      const domain = QueryParams.asString(query, "domain")
-      const directUrl = QueryParams.asString(query, "directUrl")
-      const page = QueryParams.asString(query, "page")
-      if ((domain === undefined) === (directUrl === undefined)) throw invalid("domain", "give exactly one of domain or directUrl")
-      if (page !== undefined && PAGE_PATTERNS[page] === undefined) throw invalid("page", `must be one of ${Object.keys(PAGE_PATTERNS).join(", ")}`)
-      if (page !== undefined && directUrl !== undefined) throw invalid("page", "applies to domain only, not directUrl")
-      if (directUrl !== undefined) return { url: directUrl }
-      const host = normalizeDomain(domain!)
-      return { url: `https://${host}/`, domain: host, ...(page === undefined ? {} : { page }) }
-    }),
+  validate: (caller: Caller) => Effect.map(decodeScreenshot(caller), ({ query, request }) => planOf(request, query, targetOf(query))),
   run
 }

@@ -31,7 +31,7 @@ const keyView = (key: Auth.ApiKeys.ApiKey): Admin.KeyView => ({
 const failed = (code: string) => (error: unknown) =>
   new Admin.AdminError({ code, message: error instanceof Error ? error.message : String(error) })
 
-const isPlan = (plan: string): plan is Auth.Plans.PlanName => (Auth.Plans.names as ReadonlyArray<string>).includes(plan)
+const isPlan = Auth.Plans.isPlanName
 
 /** `AdminOperations` over the auth services. */
 export const directOperations: Layer.Layer<

@@ -4,7 +4,7 @@
  * may reserve (a sitemap read now, so its pages are known; a start URL checked now, so a crawl that can read nothing
  * is refused before it costs anything).
  */
-import { Errors, Fetcher, UrlDiscovery, UrlNormal } from "@sift/core"
+import { Crawler, Errors, Fetcher, UrlDiscovery, UrlNormal } from "@sift/core"
 import { Effect } from "effect"
 import { BatchRefused } from "../BatchErrors.js"
 import { DEFAULT_CRAWL_MAX_URLS, type Input } from "../BatchSpec.js"
@@ -114,10 +114,18 @@ export const plan = (input: Input): Effect.Effect<Plan, BatchRefused | Errors.In
     }
     const read = readUrl(source.url)
     if ("reason" in read) return yield* noPages(`The start URL ${source.url} cannot be crawled: ${read.reason}`)
+    const controls = source.controls ?? {}
+    // The scope is compiled now, so a pattern that is not RE2 is refused at submission, never in the drive.
+    yield* Crawler.scope({
+      start: read.url,
+      followSubdomains: controls.followSubdomains ?? false,
+      maxDepth: controls.maxDepth,
+      pattern: controls.regex,
+      patternField: "input.data.source.controls.regex"
+    })
     // The start page must answer: a crawl that can read nothing is refused now, uncharged (its error says why).
     const fetcher = yield* Fetcher.Fetcher
     yield* fetcher.fetch({ url: read.url })
-    const controls = source.controls ?? {}
     const maxPages = controls.maxUrls ?? DEFAULT_CRAWL_MAX_URLS
     return {
       pages: [{ url: read.url, urlKey: UrlNormal.dedupeKey(read.url), itemId: null, meta: null, depth: 0 }],

@@ -61,7 +61,10 @@ const holdingCues = [
   /\b(?:owns|we own|own and oversee|owns and oversees)\b/, /\b(?:run|managed|led) by (?:its|their) own\b|\bunder their own names\b|\bown management\b/,
   /\bgroup\b/, /\bhead office\b/, /\bholds? the shares\b|\bappoints? the boards?\b|\ballocates? capital\b/
 ]
-const wholesaleCues = [/\bwholesale\b/, /\bdistributor\b/, /\b(?:trade|contractor) accounts?\b/, /\bnet[- ]30\b/, /\bbranches\b/, /\bwarehouse\b/]
+const wholesaleCues = [
+  /\bwholesale(?:rs?)?\b/, /\bdistributors?\b/, /\bdistribution cent(?:er|re)s?\b/, /\b(?:trade|contractor|dealer) accounts?\b/, /\bnet[- ]30\b/,
+  /\bbranches\b/, /\bwarehouses?\b/, /\b(?:we )?(?:stock|supply|distribute)s? [\d,]+ (?:products|items|skus)\b/, /\bto (?:retailers|grocers|contractors|hospitals|clinics|restaurants|dealers)\b/
+]
 const usedCues = [/\bpre[- ]?(?:loved|owned)\b/, /\bvintage\b/, /\bconsign(?:ment|ed)?\b/, /\bsecond[- ]?hand\b/, /\bthrift\b/, /\bused (?:cars?|vehicles?|goods|clothing|books|furniture)\b/]
 
 /** A price per period or per unit of use: a plan or a rate, not a good. */
@@ -200,6 +203,8 @@ export const adjustments = (evidence: CompanyEvidence): Adjustments => {
   const shop = m.commerce >= 2 || (m.pricedItems >= 2 && m.commerce >= 1)
   const makes = m.making >= 2
   if (shop && !makes) factor.push(["31", 0.6], ["32", 0.6], ["33", 0.6], ["11", 0.7])
+  // A distributor sells to businesses what others make: the merchant wholesalers' codes over the makers' and users'.
+  if (m.wholesale >= 3 && !shop && !makes) factor.push(["42", 1.5], ["31", 0.8], ["32", 0.8], ["33", 0.8])
   const strengths = familyStrengths(evidence)
   for (const [f, strength] of strengths) {
     const s = Math.min(strength, 12)

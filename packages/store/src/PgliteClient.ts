@@ -50,6 +50,8 @@ export interface PgliteClientConfig {
   readonly lockDir?: string | undefined
   /** Written into the lockfile so other processes know who owns the directory. */
   readonly lockInfo?: DataDirLock.LockInfo | undefined
+  /** PostgreSQL's `shared_buffers` inside PGlite, in MB (default 16; see `SIFT_PGLITE_SHARED_BUFFERS_MB`). */
+  readonly sharedBuffersMb?: number | undefined
   readonly transformResultNames?: ((str: string) => string) | undefined
   readonly transformQueryNames?: ((str: string) => string) | undefined
   readonly spanAttributes?: Record<string, unknown> | undefined
@@ -78,7 +80,10 @@ export const make = (
     // PGlite runs on its own thread (internal/pgliteSession): its work never stalls this thread's event loop.
     const pglite = yield* Effect.acquireRelease(
       Effect.tryPromise({
-        try: () => PgliteSession.open(isMemory(config.dataDir) ? "memory://" : config.dataDir),
+        try: () =>
+          PgliteSession.open(isMemory(config.dataDir) ? "memory://" : config.dataDir, {
+            sharedBuffersMb: config.sharedBuffersMb ?? PgliteSession.defaultSettings.sharedBuffersMb
+          }),
         catch: toSqlError("PgliteClient: failed to open the database")
       }),
       (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)

@@ -52,6 +52,8 @@ export const pgdataDir = "pgdata"
 export interface PgliteOptions {
   readonly dir: string
   readonly lockInfo?: DataDirLock.LockInfo | undefined
+  /** PostgreSQL's `shared_buffers` inside PGlite, in MB (default 16). */
+  readonly sharedBuffersMb?: number | undefined
 }
 
 /**
@@ -66,7 +68,8 @@ export const layerPglite = (
   const client = PgliteClient.layer({
     dataDir: memory ? "memory://" : path.join(options.dir, pgdataDir),
     lockDir: options.dir,
-    lockInfo: options.lockInfo
+    lockInfo: options.lockInfo,
+    sharedBuffersMb: options.sharedBuffersMb
   })
   const database = Layer.effect(
     Database,
@@ -106,7 +109,8 @@ export const layerPg = (
 }
 
 /**
- * Reads `DATABASE_URL` (PostgreSQL when set) and `SIFT_DATA_DIR` (default `./.sift`) through `Config`.
+ * Reads `DATABASE_URL` (PostgreSQL when set), `SIFT_DATA_DIR` (default `./.sift`) and
+ * `SIFT_PGLITE_SHARED_BUFFERS_MB` (default 16) through `Config`.
  *
  * @category layers
  */
@@ -123,7 +127,13 @@ export const layerConfig = (
         return layerPg({ url: url.value }) as Layer.Layer<SqlClient.SqlClient | Database, SqlError>
       }
       const dir = yield* Config.withDefault(Config.string("SIFT_DATA_DIR"), "./.sift")
-      return layerPglite({ dir, lockInfo: options.lockInfo }) as Layer.Layer<
+      const sharedBuffersMb = yield* Config.withDefault(
+        Config.integer("SIFT_PGLITE_SHARED_BUFFERS_MB").pipe(
+          Config.validate({ message: "Expected an integer from 1 to 1024", validation: (mb) => mb >= 1 && mb <= 1024 })
+        ),
+        16
+      )
+      return layerPglite({ dir, lockInfo: options.lockInfo, sharedBuffersMb }) as Layer.Layer<
         SqlClient.SqlClient | Database,
         SqlError | DataDirLock.DataDirLocked
       >

@@ -5,7 +5,10 @@
  * posts statements and awaits their rows. One worker per database, statements answered in the order sent, so the
  * client's one-permit semaphore still keeps transactions whole.
  */
+import { spawn } from "node:child_process"
+import { existsSync } from "node:fs"
 import { createRequire } from "node:module"
+import { join } from "node:path"
 import { Worker } from "node:worker_threads"
 import { JoinedText } from "./joinedText.js"
 
@@ -32,7 +35,12 @@ const workerSource = `
 const { parentPort, workerData } = require("node:worker_threads")
 const { PGlite } = require(workerData.pglitePath)
 const parsers = { 20: (value) => value, 17: (value) => Buffer.from(value.slice(2), "hex") }
-const opened = PGlite.create(workerData.dataDir, { parsers })
+const startParams = [...PGlite.defaultStartParams, ...workerData.settings]
+const opened = PGlite.create(workerData.dataDir, {
+  parsers,
+  startParams,
+  ...(workerData.template ? { loadDataDir: new Blob([workerData.template], { type: "application/gzip" }) } : {})
+})
 const decoder = new TextDecoder()
 opened.catch(() => {})
 const plain = (error) => {
@@ -106,10 +114,101 @@ const revive = (result: SessionResult, rowMode: "array" | "object"): SessionResu
 const rebuild = (plain: Record<string, unknown>): Error =>
   Object.assign(new Error(String(plain["message"])), plain)
 
-/** Starts the worker and opens PGlite in it (`memory://` or a data directory); rejects if PGlite cannot open. */
-export const open = async (dataDir: string): Promise<PgliteSession> => {
+/**
+ * PostgreSQL's memory settings inside PGlite. Its defaults are a server's (128 MB of shared buffers, 100 connections'
+ * worth of shared state), and WebAssembly memory, once touched, is never given back: they cost about 125 MB of resident
+ * memory before any work. PGlite has one session, and the data directory's files stay in the OS page cache anyway.
+ */
+export interface Settings {
+  /** `shared_buffers` in MB (the database's page cache inside the WebAssembly heap). */
+  readonly sharedBuffersMb: number
+}
+
+/** The defaults of `Settings` (documented in docs/configuration.md, `SIFT_PGLITE_SHARED_BUFFERS_MB`). */
+export const defaultSettings: Settings = { sharedBuffersMb: 16 }
+
+/** The `-c name=value` start parameters for `settings`, after PGlite's own. */
+export const startParams = (settings: Settings): Array<string> =>
+  [
+    `shared_buffers=${settings.sharedBuffersMb}MB`,
+    // One session: a handful of backend slots (the minimum leaves room for PGlite's own), small WAL and temp buffers.
+    "max_connections=5",
+    "wal_buffers=1MB",
+    "temp_buffers=2MB",
+    // Sorts and index builds spill to files beyond these instead of growing the heap that never shrinks.
+    "work_mem=2MB",
+    "maintenance_work_mem=16MB"
+  ].flatMap((setting) => ["-c", setting])
+
+// initdb grows PGlite's WebAssembly memory to ~750 MB, and after it most of that stays with the process even once the
+// instance and its thread are gone (freed but not returned to the system). So a new database is made by a short-lived
+// child process and this process only opens it: a directory is initialised in place; `memory://` gets a copy of one
+// fresh database made once per process (gzip tar on the child's stdout; also spares each later open initdb's seconds).
+const initSource = `
+const [pglitePath, dataDir, settings] = process.argv.slice(1)
+const { PGlite } = require(pglitePath)
+;(async () => {
+  const db = await PGlite.create(dataDir, { startParams: [...PGlite.defaultStartParams, ...JSON.parse(settings)] })
+  const template = dataDir === "memory://" ? Buffer.from(await (await db.dumpDataDir("gzip")).arrayBuffer()) : null
+  await db.close()
+  if (template !== null) await new Promise((resolve, reject) => process.stdout.write(template, (error) => error ? reject(error) : resolve()))
+})().catch((error) => {
+  process.stderr.write(String((error && error.stack) || error))
+  process.exitCode = 1
+})
+`
+
+const runInit = (pglitePath: string, dataDir: string, settings: ReadonlyArray<string>): Promise<Uint8Array> =>
+  new Promise((resolve, reject) => {
+    // Without NODE_OPTIONS: a loader of the parent's (tsx under the benches) is not needed to run plain CommonJS.
+    const { NODE_OPTIONS: _, ...env } = process.env
+    const child = spawn(process.execPath, ["-e", initSource, pglitePath, dataDir, JSON.stringify(settings)], {
+      env,
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    const out: Array<Buffer> = []
+    let err = ""
+    child.stdout.on("data", (chunk: Buffer) => out.push(chunk))
+    child.stderr.on("data", (chunk: Buffer) => (err = (err + chunk.toString()).slice(-4000)))
+    child.once("error", reject)
+    child.once("close", (code, signal) => {
+      if (code === 0) resolve(Buffer.concat(out))
+      else reject(new Error(`PGlite initdb failed (${signal ?? `exit code ${code}`}): ${err.trim()}`))
+    })
+  })
+
+const memoryTemplates = new Map<string, Promise<Uint8Array>>()
+
+/** A fresh database for `memory://` (gzip tar of its data directory), made once per process and settings. */
+const template = (pglitePath: string, settings: ReadonlyArray<string>): Promise<Uint8Array> => {
+  const key = settings.join(" ")
+  let made = memoryTemplates.get(key)
+  if (made === undefined) {
+    made = runInit(pglitePath, "memory://", settings)
+    memoryTemplates.set(key, made)
+    // A failed initdb is not remembered: the next open tries again.
+    made.catch(() => memoryTemplates.delete(key))
+  }
+  return made
+}
+
+/**
+ * Starts the worker and opens PGlite in it (`memory://` or a data directory); rejects if PGlite cannot open. A data
+ * directory without a database gets one first, from a child process (see `initSource`).
+ */
+export const open = async (dataDir: string, settings: Settings = defaultSettings): Promise<PgliteSession> => {
   const pglitePath = createRequire(import.meta.url).resolve("@electric-sql/pglite")
-  const worker = new Worker(workerSource, { eval: true, workerData: { pglitePath, dataDir } })
+  const params = startParams(settings)
+  const memory = dataDir === "memory://"
+  let copy: Uint8Array | undefined
+  // Each database gets its own copy of the template's bytes, handed over (the cached one stays whole).
+  if (memory) copy = (await template(pglitePath, params)).slice()
+  else if (!existsSync(join(dataDir, "PG_VERSION"))) await runInit(pglitePath, dataDir, params)
+  const worker = new Worker(workerSource, {
+    eval: true,
+    workerData: { pglitePath, dataDir, settings: params, template: copy },
+    transferList: copy === undefined ? [] : [copy.buffer as ArrayBuffer]
+  })
   const pending = new Map<number, { resolve: (value: any) => void; reject: (error: Error) => void }>()
   let next = 0
   let ended: Error | undefined

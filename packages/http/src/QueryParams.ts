@@ -217,13 +217,21 @@ export const jsonArray = reading(Schema.Array(Schema.Unknown), readJsonArray)
 /** `timeoutOpts`: `{ milliseconds, behavior: fail | return-partial }`, brackets or JSON, checked by `ScrapeRequest.TimeoutOpts`. */
 export const timeoutOpts = reading(ScrapeRequest.TimeoutOpts.annotations({ parseOptions: { onExcessProperty: "error" } }), readTimeoutOpts)
 
+/** A check of a member's value (skipped when absent): `message` names what is wrong. */
+export const check = <A>(predicate: (value: A) => boolean, message: string) => <I, R>(self: Schema.Schema<A | undefined, I, R>) =>
+  self.pipe(Schema.filter((value: A | undefined) => value === undefined || predicate(value) || message))
+
 /** `zdr`: enabled or disabled. */
-export const zdr = oneOf("enabled", "disabled").annotations({ description: "enabled or disabled (default disabled)" })
+export const zdr = reading(Schema.Literal("enabled", "disabled"), (value, field) => {
+  const text = readString(value, field)
+  if (text !== "enabled" && text !== "disabled") throw invalid(field, "must be enabled or disabled")
+  return text
+}).annotations({ description: "enabled or disabled (default disabled)" })
+
+const isTags = Schema.is(ScrapeRequest.Tags)
 
 /** `tags`: comma-separated, at most 20 of 1 to 50 characters. */
-export const tags = list({ commaSeparated: true }).pipe(
-  Schema.filter((tags) => tags === undefined || Schema.is(ScrapeRequest.Tags)(tags), { message: () => "at most 20 tags of 1 to 50 characters" })
-).annotations({ description: "Comma-separated, up to 20 of 1 to 50 characters" })
+export const tags = list({ commaSeparated: true }).pipe(check((tags: ReadonlyArray<string>) => isTags(tags), "at most 20 tags of 1 to 50 characters")).annotations({ description: "Comma-separated, up to 20 of 1 to 50 characters" })
 
 /** A query's path to a problem: the member, then `[i]` for list items and `.name` for JSON members (`actions[0].do`). */
 const fieldOf = (path: ReadonlyArray<PropertyKey>): string =>

@@ -8,7 +8,7 @@
  */
 import { CompanyResolver, Errors, type Fetcher, NaicsClassification } from "@sift/core"
 import { UrlIndexStore } from "@sift/store"
-import { Effect, Layer } from "effect"
+import { Effect, Either, Layer, Schema } from "effect"
 import * as CommonQuery from "../internal/commonQuery.js"
 import * as QueryParams from "../QueryParams.js"
 import type { Handler, Plan } from "../RequestPipeline.js"
@@ -21,37 +21,47 @@ export interface NaicsRequest {
 
 const DEFAULT_TIMEOUT_MS = 30_000
 const HOLD_SLACK_MS = 60_000
+const { optional } = QueryParams
 
-const invalid = (field: string, detail: string) => new Errors.InvalidRequest({ reason: "Invalid", field, detail })
+const count = QueryParams.integer.pipe(QueryParams.check((n: number) => n >= 1 && n <= 10, "must be an integer from 1 to 10"))
 
-const count = (query: QueryParams.Query, field: string): number | undefined => {
-  const value = QueryParams.asInteger(query, field)
-  if (value !== undefined && (value < 1 || value > 10)) throw invalid(field, "must be an integer from 1 to 10")
-  return value
-}
+/** The query. */
+export const Query = Schema.Struct({
+  input: QueryParams.string.pipe(
+    Schema.transform(Schema.UndefinedOr(Schema.String), { decode: (input) => input?.trim(), encode: (input) => input }),
+    QueryParams.check((input: string) => input !== "", "is required"),
+    QueryParams.check((input: string) => input.length >= 4, "must be at least 4 characters")
+  ).annotations({ description: "Domain, URL or company name (min 4 characters)" }),
+  minResults: optional(count.annotations({ description: "1 to 10, default 1" })),
+  maxResults: optional(count.annotations({ description: "1 to 10, default 5" })),
+  timeoutOpts: optional(QueryParams.timeoutOpts),
+  zdr: optional(QueryParams.zdr),
+  tags: optional(QueryParams.tags)
+})
 
-const readQuery = (query: QueryParams.Query) => {
-  const input = QueryParams.asString(query, "input")?.trim()
-  if (input === undefined || input === "") throw invalid("input", "is required")
-  if (input.length < 4) throw invalid("input", "must be at least 4 characters")
-  const minResults = count(query, "minResults")
-  const maxResults = count(query, "maxResults")
-  if ((minResults ?? 1) > (maxResults ?? 5)) throw invalid("minResults", "must not exceed maxResults")
-  const timeout = CommonQuery.timeoutOf(query)
-  return {
-    zdr: CommonQuery.zdrOf(query),
-    tags: CommonQuery.tagsOf(query),
-    timeoutMs: timeout?.milliseconds ?? DEFAULT_TIMEOUT_MS,
-    request: {
-      input,
-      options: {
-        ...(minResults === undefined ? {} : { minResults }),
-        ...(maxResults === undefined ? {} : { maxResults }),
-        ...(timeout === undefined ? {} : { timeoutMs: timeout.milliseconds, timeoutBehavior: timeout.behavior ?? "fail" })
-      }
-    } satisfies NaicsRequest
-  }
-}
+const decode = QueryParams.decode(Query)
+
+const readQuery = (query: QueryParams.Query) =>
+  Either.gen(function*() {
+    const { input, maxResults, minResults, ...read } = yield* decode(query)
+    if ((minResults ?? 1) > (maxResults ?? 5)) {
+      return yield* Either.left(new Errors.InvalidRequest({ reason: "Invalid", field: "minResults", detail: "must not exceed maxResults" }))
+    }
+    const timeout = yield* CommonQuery.deadline(read.timeoutOpts)
+    return {
+      zdr: read.zdr === "enabled",
+      tags: read.tags ?? [],
+      timeoutMs: timeout?.milliseconds ?? DEFAULT_TIMEOUT_MS,
+      request: {
+        input: input!,
+        options: {
+          ...(minResults === undefined ? {} : { minResults }),
+          ...(maxResults === undefined ? {} : { maxResults }),
+          ...(timeout === undefined ? {} : { timeoutMs: timeout.milliseconds, timeoutBehavior: timeout.behavior ?? "fail" })
+        }
+      } satisfies NaicsRequest
+    }
+  })
 
 /** `GET /web/naics`: 1 credit. */
 export const naics: Handler<
@@ -62,7 +72,7 @@ export const naics: Handler<
   Fetcher.Fetcher | CompanyResolver.CompanyIndex | CompanyResolver.CompanySearch
 > = {
   validate: (caller) =>
-    Effect.map(CommonQuery.read(() => readQuery(caller.query)), (read): Plan<NaicsRequest> => ({
+    Effect.map(readQuery(caller.query), (read): Plan<NaicsRequest> => ({
       input: read.request,
       credits: 1,
       zdr: read.zdr,

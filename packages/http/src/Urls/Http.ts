@@ -11,11 +11,11 @@
  *
  * @since 0.1.0
  */
-import { Errors, type Fetcher } from "@sift/core"
+import type { Errors, Fetcher } from "@sift/core"
 import * as UrlDiscovery from "@sift/core/UrlDiscovery"
 import type { UrlIndex } from "@sift/core/UrlIndex"
 import { siteHost } from "@sift/core/UrlNormal"
-import { Effect } from "effect"
+import { Effect, Either, Schema } from "effect"
 import * as CommonQuery from "../internal/commonQuery.js"
 import * as QueryParams from "../QueryParams.js"
 import type { Handler, Plan } from "../RequestPipeline.js"
@@ -32,43 +32,48 @@ type MapHandler = Handler<MapRequest, Errors.InvalidRequest, never, UrlDiscovery
 // A reservation outlives the request's own deadline by this much, then lapses.
 const HOLD_SLACK_MS = 60_000
 const DEFAULT_TIMEOUT_MS = 60_000
+const { optional } = QueryParams
 
-const invalid = (field: string, detail: string) => new Errors.InvalidRequest({ reason: "Invalid", field, detail })
+/** The query of both map endpoints (`UrlDiscovery.validate` checks the values). */
+export const Query = Schema.Struct({
+  domain: QueryParams.string.annotations({ description: "The site (min 3 characters)" }),
+  headers: optional(CommonQuery.headers.annotations({ description: "Headers forwarded to the site, headers[Name]=value; bypasses the index" })),
+  zdr: optional(QueryParams.zdr.annotations({ description: "enabled or disabled; URLs only, nothing stored" })),
+  tags: optional(QueryParams.tags),
+  includeSubdomains: optional(QueryParams.boolean.annotations({ description: "Also URLs on subdomains (default false)" })),
+  maxLinks: optional(QueryParams.integer.annotations({ description: "1 to 100000, default 10000" })),
+  urlRegex: optional(QueryParams.string.annotations({ description: "RE2 pattern (max 256); only matching URLs are returned and counted" })),
+  search: optional(QueryParams.string.annotations({ description: "2 to 200 characters: pages about the phrase, most relevant first" })),
+  sitemapUrl: optional(QueryParams.string.annotations({ description: "Read this sitemap instead of discovering" })),
+  timeoutOpts: optional(QueryParams.timeoutOpts)
+})
 
-/** Reads and checks the query shared by both endpoints. */
-const readQuery = (query: QueryParams.Query): MapRequest & { readonly tags: ReadonlyArray<string> } => {
-  const domain = QueryParams.asString(query, "domain")
-  if (domain === undefined) throw invalid("domain", "is required")
-  const headers = CommonQuery.headersOf(query)
-  const zdr = CommonQuery.zdrOf(query)
-  return {
-    zdr,
-    tags: CommonQuery.tagsOf(query),
-    options: {
-      domain,
-      includeSubdomains: QueryParams.asBoolean(query, "includeSubdomains"),
-      maxLinks: QueryParams.asInteger(query, "maxLinks"),
-      urlRegex: QueryParams.asString(query, "urlRegex"),
-      search: QueryParams.asString(query, "search"),
-      sitemapUrl: QueryParams.asString(query, "sitemapUrl"),
-      headers,
-      timeout: CommonQuery.timeoutOf(query),
-      // The index is the organization's shared memory of the site: ZDR and caller-specific headers stay out of it.
-      useIndex: !zdr && headers === undefined
-    }
-  }
-}
+const decode = QueryParams.decode(Query)
 
 const validate = (query: QueryParams.Query, extra: Partial<UrlDiscovery.DiscoverOptions>) =>
   Effect.gen(function*() {
-    const request = yield* CommonQuery.read(() => readQuery(query))
-    const options = { ...request.options, ...extra }
+    const read = yield* decode(query)
+    const timeout = yield* CommonQuery.deadline(read.timeoutOpts)
+    const zdr = read.zdr === "enabled"
+    const options: UrlDiscovery.DiscoverOptions = {
+      domain: read.domain!,
+      includeSubdomains: read.includeSubdomains,
+      maxLinks: read.maxLinks,
+      urlRegex: read.urlRegex,
+      search: read.search,
+      sitemapUrl: read.sitemapUrl,
+      headers: read.headers,
+      timeout,
+      // The index is the organization's shared memory of the site: ZDR and caller-specific headers stay out of it.
+      useIndex: !zdr && read.headers === undefined,
+      ...extra
+    }
     yield* UrlDiscovery.validate(options)
     const plan: Plan<MapRequest> = {
-      input: { options, zdr: request.zdr },
+      input: { options, zdr },
       credits: options.search === undefined ? 1 : 2,
-      zdr: request.zdr,
-      tags: request.tags,
+      zdr,
+      tags: read.tags ?? [],
       holdMs: (options.timeout?.milliseconds ?? DEFAULT_TIMEOUT_MS) + HOLD_SLACK_MS
     }
     return plan

@@ -11,7 +11,7 @@ import { EXTRACT_DEFAULTS, type Target } from "../../MonitorSpec.js"
 
 /** A run could not observe its target; `code` is the contract's error code recorded in the run's `error`. */
 export class ObservationFailed extends Schema.TaggedError<ObservationFailed>()("ObservationFailed", {
-  code: Schema.String,
+  code: Errors.ErrorCode,
   detail: Schema.String
 }) {
   override get message(): string {
@@ -103,7 +103,7 @@ export const observeSitemap = (target: SitemapTarget): Effect.Effect<ReadonlyArr
       crawl: "never",
       useIndex: false,
       timeout: { milliseconds: SITEMAP_TIMEOUT_MS }
-    }).pipe(Effect.mapError((error) => new ObservationFailed({ code: (error as { errorCode?: string }).errorCode ?? "WEBSITE_ACCESS_ERROR", detail: error.message })))
+    }).pipe(Effect.mapError((error) => new ObservationFailed({ code: error.errorCode, detail: error.message })))
     if (found.meta.sitemapsFetched === 0) {
       return yield* new ObservationFailed({ code: "WEBSITE_ACCESS_ERROR", detail: `the sitemap ${target.url} could not be read; the baseline is kept` })
     }

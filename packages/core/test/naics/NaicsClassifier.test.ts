@@ -81,6 +81,20 @@ describe("NaicsClassifier", () => {
     expect(ranked[1]!.code).toBe("311520")
   })
 
+  it("does not read the brand word of a name as an activity, unless the site speaks of it", () => {
+    const site = (domain: string, title: string, description: string, body: string) => ({
+      domain,
+      pages: [CompanyEvidence.fromHtml(`https://${domain}/`, `<!doctype html><html><head><title>${title}</title>
+<meta name="description" content="${description}"></head><body><main><h1>${title}</h1><p>${body}</p></main></body></html>`)]
+    })
+    const counseling = top(site("harborlightcounseling.test", "Harbor Light Counseling | Therapy in Portland",
+      "Licensed therapists for anxiety, depression and couples.", "Harbor Light Counseling offers individual and couples therapy in person and online."))
+    expect(counseling[0]!.code).toBe("621330")
+    expect(counseling.map((r) => r.code)).not.toContain("488310")
+    const silver = top(site("silverspur.test", "Silver Spur Mining", "An underground silver mine in Idaho.", "Silver Spur produces silver and lead concentrates."))
+    expect(silver[0]!.code).toBe("212220")
+  })
+
   it("uses schema.org business types and ranks all codes with honest confidence", () => {
     const clinic = top(company("Elm Street Smiles", "Cleanings, fillings and crowns for the whole family.", ["Book online."], "Dentist"))
     expect(clinic[0]!.code).toBe("621210")

@@ -37,11 +37,11 @@ const commerceCues = [
   /\bships?\b/, /\bbest ?sellers?\b/, /\bnew (?:arrivals|in)\b/, /\bsale\b/, /\bfinancing\b/, /\bshowrooms?\b/
 ]
 const makingCues = [
-  /\b(?:we|our \w+) (?:make|makes|made|craft|brew|distill|roast|forge|bake|pour|throw|build|mix|sew|knit|weave|mill|mash|ferment|culture|wedge|melt)\b/,
+  /\b(?:we|our \w+) (?:make|makes|made|craft|brew|distill|roast|forge|bake|pour|throw|build|mix|sew|knit|weave|mill|mash|ferment|culture|wedge|melt|print|churn|cut and sew|set type)\b/,
   /\bhand[- ]?(?:made|poured|forged|thrown|crafted|built|tied|dyed|sewn)\b/, /\bmade (?:by hand|in our|here|on site|from scratch|to order)\b/,
   /\bsmall[- ]batch(?:es)?\b/, /\bfrom scratch\b/, /\bbuilt by hand\b/, /\bgrain to glass\b/, /\bbean to bar\b/,
   /\bour (?:workshop|studio|factory|plant|mill|forge|roastery|creamery|distillery|brewhouse|smiths|cheesemakers|bakers|woodworkers|kitchen|caves|still)\b/,
-  /\b(?:forged|roasted|brewed|distilled|baked|poured|thrown|aged|cured|milled|sewn) (?:by|in|on|every|this|from)\b/
+  /\b(?:forged|roasted|brewed|distilled|baked|poured|thrown|aged|cured|milled|sewn|printed|churned|designed and sewn) (?:by|in|on|every|this|from)\b/, /\bour (?:presses|press|loft|lab|shop floor)\b/
 ]
 const softwareCues = [
   /\bsoftware\b/, /\bplatform\b/, /\bsaas\b/, /\b(?:web |mobile )?app\b/, /\bdashboard\b/, /\bintegrations?\b/, /\bapi\b/,
@@ -59,7 +59,7 @@ const holdingCues = [
   /\bsubsidiar(?:y|ies)\b/, /\bparent (?:company|of)\b/, /\bholding company\b/, /\bholdings\b/, /\bour (?:companies|businesses|brands|operating companies)\b/,
   /\boperating companies\b/, /\bportfolio (?:of|companies)\b/, /\b(?:majority|controlling) (?:stakes?|interests?)\b/, /\bfamily of (?:companies|brands)\b/,
   /\b(?:owns|we own|own and oversee|owns and oversees)\b/, /\b(?:run|managed|led) by (?:its|their) own\b|\bunder their own names\b|\bown management\b/,
-  /\bgroup\b/, /\bhead office\b/, /\bholds? the shares\b|\bappoints? the boards?\b|\ballocates? capital\b/
+  /\bgroup\b/, /\b(?:head|group) office\b/, /\bshared services\b/, /\b(?:built|a) group of\b/, /\bgroup (?:of companies|headquarters)\b/, /\bholds? the shares\b|\bappoints? the boards?\b|\ballocates? capital\b/
 ]
 const wholesaleCues = [
   /\bwholesale(?:rs?)?\b/, /\bdistributors?\b/, /\bdistribution cent(?:er|re)s?\b/, /\b(?:trade|contractor|dealer) accounts?\b/, /\bnet[- ]30\b/,
@@ -121,7 +121,7 @@ const families: ReadonlyArray<Family> = [
   family("458110", "315250", "424350", "tee|t-shirt|jean|denim|dress|jacket|knitwear|sweater|crewneck|hoodie|apparel|clothing|blouse|skirt|coat"),
   family("458210", "316210", "424340", "shoe|sneaker|sandal|footwear|loafer"),
   family("444140", "332216", "423710", "hand tool|power tool|fastener|screw|key cutting|hardware|drill bit"),
-  family("444240", "111421", "424930", "perennial|shrub|houseplant|potting mix|potting soil|seedling|planter|hydrangea|fig tree|fiddle leaf fig|mulch"),
+  family("444240", "111421", "424930", "perennial|shrub|houseplant|plant|potting mix|potting soil|seedling|planter|pot|succulent|cactus|cacti|fern|orchid|monstera|hydrangea|fig tree|fiddle leaf fig|mulch"),
   family("441110", "336110", "423110", "new car|sedan|suv|pickup truck|new vehicle"),
   family("456110", "325412", "424210", "prescription|refill|flu shot|pharmacist|vaccine"),
   family("445320", undefined, "424820", "wine|bourbon|whiskey|whisky|vodka|gin|tequila|spirit|craft beer|ipa|4-pack|six-pack"),

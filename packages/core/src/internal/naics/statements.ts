@@ -21,16 +21,39 @@ const customerClosers = new Set(["with", "we", "our", "from", "that", "in", "by"
 
 const identity = /\b(we are|we're|is an?|is the|are an?|we (?:make|build|grow|raise|brew|distill|roast|manufacture|produce|provide|offer|operate|deliver|design|develop|publish|sell|distribute|farm|run|own|hold|treat|serve))\b/i
 
-const statement = (text: string, weight: number): Statement => {
+const statement = (text: string, weight: number, name?: readonly [string, string]): Statement => {
   const w = words(text)
   const customer: Array<boolean> = []
   let inCustomer = false
-  for (const word of w) {
+  w.forEach((word, i) => {
     if (customerOpeners.has(word)) inCustomer = true
     else if (customerClosers.has(word)) inCustomer = false
-    customer.push(inCustomer)
-  }
+    // The brand word of the company's name ("Urban" Sprout, "Harbor" Counseling) names no activity.
+    customer.push(inCustomer || (name !== undefined && word === name[0] && w[i + 1] === name[1]))
+  })
   return { words: w, customer, weight }
+}
+
+/**
+ * The first two words of the company's name (the title's first part, when the domain starts with it) if its first
+ * word is a brand: one the site never uses outside the name. "Silver" of Silver Spur Mining is not a brand when the
+ * site speaks of silver; "Urban" of Urban Sprout is when it never speaks of anything urban.
+ */
+const brandOf = (evidence: CompanyEvidence): readonly [string, string] | undefined => {
+  const home = evidence.pages[0]
+  if (home?.title === undefined) return undefined
+  const name = words(home.title.split(/\s[|\u2013\u2014:\u00b7-]\s|\s*\|\s*/)[0] ?? "")
+  const first = home.title.toLowerCase().match(/[a-z0-9]+/)?.[0]
+  const label = evidence.domain.replace(/^www\./, "").split(".")[0]!.replace(/[^a-z0-9]/g, "")
+  if (name.length < 2 || first === undefined || first.length < 3 || !label.startsWith(first)) return undefined
+  const [brand, next] = [name[0]!, name[1]!]
+  for (const page of evidence.pages) {
+    for (const text of [page.description ?? "", ...page.headings.map((h) => h.text), page.text.slice(0, 5000)]) {
+      const w = words(text)
+      for (let i = 0; i < w.length; i++) if (w[i] === brand && w[i + 1] !== next) return undefined
+    }
+  }
+  return [brand, next]
 }
 
 const sentences = (text: string): Array<string> =>
@@ -45,16 +68,18 @@ export const isAboutPage = (url: string): boolean => /about|who-we-are|our-story
  */
 export const statementsOf = (evidence: CompanyEvidence, aboutWeight = 0.8): Array<Statement> => {
   const out: Array<Statement> = []
+  const name = brandOf(evidence)
+  const said = (text: string, weight: number) => out.push(statement(text, weight, name))
   evidence.pages.forEach((page, index) => {
     const page0 = index === 0 ? 1 : isAboutPage(page.url) ? aboutWeight : 0.8
-    if (page.title !== undefined && index === 0) out.push(statement(page.title, 3))
-    if (page.description !== undefined) out.push(statement(page.description, 3 * page0))
-    for (const d of page.jsonLdDescriptions) out.push(statement(d, 2.5 * page0))
-    for (const h of page.headings) out.push(statement(h.text, (h.level === 1 ? 2.5 : 1.5) * page0))
-    if (index === 0) for (const label of page.nav) out.push(statement(label, 0.8))
+    if (page.title !== undefined && index === 0) said(page.title, 3)
+    if (page.description !== undefined) said(page.description, 3 * page0)
+    for (const d of page.jsonLdDescriptions) said(d, 2.5 * page0)
+    for (const h of page.headings) said(h.text, (h.level === 1 ? 2.5 : 1.5) * page0)
+    if (index === 0) for (const label of page.nav) said(label, 0.8)
     // What is priced is what the customer buys: it says what the company does as plainly as its description.
-    for (const offer of (page.offers ?? []).slice(0, 30)) out.push(statement(offer, 2 * page0))
-    for (const s of sentences(page.text).slice(0, 200)) out.push(statement(s, (identity.test(s) ? 2 : 1) * page0))
+    for (const offer of (page.offers ?? []).slice(0, 30)) said(offer, 2 * page0)
+    for (const s of sentences(page.text).slice(0, 200)) said(s, (identity.test(s) ? 2 : 1) * page0)
   })
   return out
 }

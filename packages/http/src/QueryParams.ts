@@ -221,6 +221,17 @@ export const timeoutOpts = reading(ScrapeRequest.TimeoutOpts.annotations({ parse
 export const check = <A>(predicate: (value: A) => boolean, message: string) => <I, R>(self: Schema.Schema<A | undefined, I, R>) =>
   self.pipe(Schema.filter((value: A | undefined) => value === undefined || predicate(value) || message))
 
+/** Text of 1 to `max` characters. */
+export const text = (max: number) => string.pipe(check((value: string) => value.length >= 1 && value.length <= max, `must be 1 to ${max} characters`))
+
+/** An ISO 8601 date-time (`2026-01-01` or later forms). */
+export const dateTime = reading(Schema.DateFromSelf.annotations({ jsonSchema: { type: "string", format: "date-time" } }), (value, field) => {
+  const text = readString(value, field)
+  const date = new Date(text)
+  if (!/^\d{4}-\d{2}-\d{2}/.test(text) || Number.isNaN(date.getTime())) throw invalid(field, `must be an ISO 8601 date-time, got "${text}"`)
+  return date
+})
+
 /** `zdr`: enabled or disabled. */
 export const zdr = reading(Schema.Literal("enabled", "disabled"), (value, field) => {
   const text = readString(value, field)

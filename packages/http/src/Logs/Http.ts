@@ -7,7 +7,7 @@
  * @since 0.1.0
  */
 import { Errors } from "@sift/core"
-import { Clock, Effect, Option } from "effect"
+import { Clock, Effect, Either, Option, Schema } from "effect"
 import { ApiFailure, dieOnInfrastructure } from "../ErrorMapping.js"
 import * as QueryParams from "../QueryParams.js"
 import type { Handler } from "../RequestPipeline.js"
@@ -15,68 +15,65 @@ import { type Filters, RequestLog, Snapshot } from "../RequestLog.js"
 
 const DAY_MS = 86_400_000
 const invalid = (field: string, detail: string) => new Errors.InvalidRequest({ reason: "Invalid", field, detail })
+const { optional } = QueryParams
 
-const date = (query: QueryParams.Query, field: string): Date | undefined => {
-  const text = QueryParams.asString(query, field)
-  if (text === undefined) return undefined
-  const parsed = new Date(text)
-  if (!/^\d{4}-\d{2}-\d{2}/.test(text) || Number.isNaN(parsed.getTime())) throw invalid(field, `must be an ISO 8601 date-time, got "${text}"`)
-  return parsed
-}
+const between = (min: number, max: number) => QueryParams.integer.pipe(QueryParams.check((n: number) => n >= min && n <= max, `must be between ${min} and ${max}`))
 
-const bounded = (value: number | undefined, field: string, min: number, max: number): number | undefined => {
-  if (value !== undefined && (value < min || value > max)) throw invalid(field, `must be between ${min} and ${max}`)
-  return value
-}
+/** The query of `GET /logs`: its filters, page and snapshot. */
+export const Query = Schema.Struct({
+  snapshot: optional(QueryParams.text(Snapshot.MAX_LENGTH).pipe(
+    QueryParams.check((text: string) => Snapshot.parse(text) !== undefined, "must be the X-Service-Logs-Snapshot of an earlier page")
+  ).annotations({ description: "X-Service-Logs-Snapshot of the first page: later pages list exactly the entries it saw" })),
+  to: optional(QueryParams.dateTime.annotations({ description: "ISO 8601; default now (with snapshot: the first page's end)" })),
+  from: optional(QueryParams.dateTime.annotations({ description: "ISO 8601; default 24 hours before to" })),
+  path: optional(QueryParams.text(200).pipe(QueryParams.check((path: string) => path.startsWith("/"), "must start with /")).annotations({
+    description: "The request path, with or without /v1"
+  })),
+  error_code: optional(QueryParams.string.pipe(QueryParams.check((code: string) => /^[A-Z][A-Z0-9_]{1,63}$/.test(code), "must match ^[A-Z][A-Z0-9_]{1,63}$"))),
+  tags: optional(QueryParams.tags.annotations({ description: "Comma-separated; entries with any of them" })),
+  key_id: optional(QueryParams.text(200)),
+  status_code: optional(between(100, 599)),
+  errors_only: optional(QueryParams.boolean),
+  search: optional(QueryParams.text(200)),
+  page: optional(between(1, 1000).annotations({ description: "1 to 1000, default 1" })),
+  limit: optional(between(1, 100).annotations({ description: "1 to 100, default 25" }))
+}).annotations({ description: "List the organization's request logs, newest first (0 credits)" })
 
-const text = (query: QueryParams.Query, field: string, max: number): string | undefined => {
-  const value = QueryParams.asString(query, field)
-  if (value !== undefined && (value.length < 1 || value.length > max)) throw invalid(field, `must be 1 to ${max} characters`)
-  return value
-}
+const decode = QueryParams.decode(Query)
 
 /** Reads and checks the filters of `GET /logs`. */
-export const filtersFromQuery = (orgId: string, query: QueryParams.Query, now: number): Filters => {
-  const snapshotText = text(query, "snapshot", Snapshot.MAX_LENGTH)
-  const snapshot = snapshotText === undefined ? undefined : Snapshot.parse(snapshotText)
-  if (snapshot === undefined && snapshotText !== undefined) throw invalid("snapshot", "must be the X-Service-Logs-Snapshot of an earlier page")
-  // With a snapshot the window ends where its first page's did (unless given), so later pages list the same entries.
-  const to = date(query, "to") ?? (snapshot === undefined ? new Date(now) : new Date(snapshot.at))
-  const from = date(query, "from") ?? new Date(to.getTime() - DAY_MS)
-  if (from.getTime() > to.getTime()) throw invalid("from", "must not be after to")
-  const pathFilter = text(query, "path", 200)
-  if (pathFilter !== undefined && !pathFilter.startsWith("/")) throw invalid("path", "must start with /")
-  const errorCode = QueryParams.asString(query, "error_code")
-  if (errorCode !== undefined && !/^[A-Z][A-Z0-9_]{1,63}$/.test(errorCode)) throw invalid("error_code", "must match ^[A-Z][A-Z0-9_]{1,63}$")
-  const tags = QueryParams.asList(query, "tags", { commaSeparated: true })
-  if (tags !== undefined && (tags.length > 20 || tags.some((tag) => tag.length < 1 || tag.length > 50))) {
-    throw invalid("tags", "at most 20 tags of 1 to 50 characters")
-  }
-  return {
-    orgId,
-    from,
-    to,
-    path: pathFilter === undefined ? undefined : pathFilter.startsWith("/v1/") || pathFilter === "/v1" ? pathFilter : `/v1${pathFilter}`,
-    keyId: text(query, "key_id", 200),
-    statusCode: bounded(QueryParams.asInteger(query, "status_code"), "status_code", 100, 599),
-    errorCode,
-    errorsOnly: QueryParams.asBoolean(query, "errors_only"),
-    tags,
-    search: text(query, "search", 200),
-    page: bounded(QueryParams.asInteger(query, "page"), "page", 1, 1000) ?? 1,
-    limit: bounded(QueryParams.asInteger(query, "limit"), "limit", 1, 100) ?? 25,
-    snapshot
-  }
-}
+export const filtersFromQuery = (orgId: string, query: QueryParams.Query, now: number): Either.Either<Filters, Errors.InvalidRequest> =>
+  Either.gen(function*() {
+    const read = yield* decode(query)
+    const snapshot = read.snapshot === undefined ? undefined : Snapshot.parse(read.snapshot)
+    // With a snapshot the window ends where its first page's did (unless given), so later pages list the same entries.
+    const to = read.to ?? (snapshot === undefined ? new Date(now) : new Date(snapshot.at))
+    const from = read.from ?? new Date(to.getTime() - DAY_MS)
+    if (from.getTime() > to.getTime()) return yield* Either.left(invalid("from", "must not be after to"))
+    const pathFilter = read.path
+    return {
+      orgId,
+      from,
+      to,
+      path: pathFilter === undefined ? undefined : pathFilter.startsWith("/v1/") || pathFilter === "/v1" ? pathFilter : `/v1${pathFilter}`,
+      keyId: read.key_id,
+      statusCode: read.status_code,
+      errorCode: read.error_code,
+      errorsOnly: read.errors_only,
+      tags: read.tags,
+      search: read.search,
+      page: read.page ?? 1,
+      limit: read.limit ?? 25,
+      snapshot
+    }
+  })
 
 /** `GET /logs`. */
 export const list: Handler<Filters, Errors.InvalidRequest, never, never, RequestLog> = {
   validate: (caller) =>
-    Effect.flatMap(Clock.currentTimeMillis, (now) =>
-      Effect.try({
-        try: () => filtersFromQuery(caller.auth.org.id, caller.query, now),
-        catch: (error) => error instanceof Errors.InvalidRequest ? error : invalid("query", String(error))
-      })).pipe(Effect.map((filters) => ({ input: filters, credits: 0, zdr: false, tags: [], holdMs: 0 }))),
+    Effect.flatMap(Clock.currentTimeMillis, (now) => filtersFromQuery(caller.auth.org.id, caller.query, now)).pipe(
+      Effect.map((filters) => ({ input: filters, credits: 0, zdr: false, tags: [], holdMs: 0 }))
+    ),
   run: (_caller, filters) =>
     Effect.flatMap(RequestLog, (log) => dieOnInfrastructure(log.list(filters))).pipe(
       Effect.map(({ hasMore, items, snapshot }) => ({

@@ -11,7 +11,7 @@ import { Errors } from "@sift/core"
 import { Monitors, MonitorSpec } from "@sift/monitors"
 import type { JobQueue } from "@sift/store"
 import { Deliveries } from "@sift/webhooks"
-import { Clock, Effect } from "effect"
+import { Clock, Effect, Either, Schema } from "effect"
 import { ApiFailure, type CodedError, dieOnInfrastructure, type Infrastructure } from "../ErrorMapping.js"
 import * as QueryParams from "../QueryParams.js"
 import type { Caller, Handler } from "../RequestPipeline.js"
@@ -41,42 +41,22 @@ const route = <A, E1 extends CodedError, E2 extends CodedError | Infrastructure,
 const fromQuery = <A>(read: () => A): Effect.Effect<A, Errors.InvalidRequest> =>
   Effect.try({ try: read, catch: (error) => error instanceof Errors.InvalidRequest ? error : invalid("query", String(error)) })
 
-const oneOf = <A extends string>(query: QueryParams.Query, field: string, allowed: ReadonlyArray<A>): A | undefined => {
-  const value = QueryParams.asString(query, field)
-  if (value !== undefined && !allowed.includes(value as A)) throw invalid(field, `must be one of ${allowed.join(", ")}`)
-  return value as A | undefined
-}
+const { optional } = QueryParams
 
-const limitOf = (query: QueryParams.Query) => {
-  const limit = QueryParams.asInteger(query, "limit") ?? 25
-  if (limit < 1 || limit > 100) throw invalid("limit", "must be between 1 and 100")
-  return limit
-}
-
-const cursorOf = (query: QueryParams.Query) => {
-  const cursor = QueryParams.asString(query, "cursor")
-  if (cursor !== undefined && (cursor.length < 1 || cursor.length > 500)) throw invalid("cursor", "is not a cursor this API returned")
-  return cursor
-}
-
-const dateOf = (query: QueryParams.Query, field: string) => {
-  const text = QueryParams.asString(query, field)
-  if (text === undefined) return undefined
-  const date = new Date(text)
-  if (!/^\d{4}-\d{2}-\d{2}/.test(text) || Number.isNaN(date.getTime())) throw invalid(field, `must be an ISO 8601 date-time, got "${text}"`)
-  return date
-}
-
-const tagOf = (query: QueryParams.Query, field: string) => {
-  const tag = QueryParams.asString(query, field)
-  if (tag !== undefined && (tag.length < 1 || tag.length > 50)) throw invalid(field, "must be 1 to 50 characters")
-  return tag
-}
+/** Members of the monitor lists. */
+const cursor = QueryParams.string.pipe(QueryParams.check((cursor: string) => cursor.length >= 1 && cursor.length <= 500, "is not a cursor this API returned"))
+  .annotations({ description: "next_cursor of the previous page" })
+const limit = QueryParams.integer.pipe(QueryParams.check((limit: number) => limit >= 1 && limit <= 100, "must be between 1 and 100"))
+  .annotations({ description: "1 to 100, default 25" })
+const tag = QueryParams.string.pipe(QueryParams.check((tag: string) => tag.length >= 1 && tag.length <= 50, "must be 1 to 50 characters"))
+  .annotations({ description: "One tag" })
+const since = QueryParams.dateTime.annotations({ description: "ISO 8601" })
+const until = QueryParams.dateTime.annotations({ description: "ISO 8601" })
 
 const RUN_STATUSES = ["queued", "running", "completed", "failed", "skipped"] as const
 const TARGET_TYPES = ["page", "sitemap", "extract"] as const
 const DETECTION_TYPES = ["exact", "semantic"] as const
-const SEARCH_FIELDS = ["name", "url", "instructions", "tags"] as const
+const SEARCH_FIELDS: ReadonlyArray<string> = ["name", "url", "instructions", "tags"]
 
 /** `POST /monitors`. */
 export const create = route(
@@ -84,34 +64,39 @@ export const create = route(
   (owner, spec) => Monitors.create(owner, spec)
 )
 
+/** The query of `GET /monitors`. */
+export const ListQuery = Schema.Struct({
+  q: optional(QueryParams.text(200).annotations({ description: "Search text (1 to 200 characters)" })),
+  search_by: optional(QueryParams.list({ commaSeparated: true }).pipe(
+    QueryParams.check((fields: ReadonlyArray<string>) => fields.every((field) => SEARCH_FIELDS.includes(field)), `must list only ${SEARCH_FIELDS.join(", ")}`)
+  ).annotations({ description: "Comma-separated: name, url, instructions, tags" })),
+  tags: optional(QueryParams.tags.annotations({ description: "Comma-separated; any of" })),
+  search_type: optional(QueryParams.oneOf("exact", "prefix").annotations({ description: "prefix (default) or exact" })),
+  status: optional(QueryParams.oneOf("active", "paused", "failed")),
+  target_type: optional(QueryParams.oneOf(...TARGET_TYPES)),
+  change_detection_type: optional(QueryParams.oneOf(...DETECTION_TYPES)),
+  tag: optional(tag),
+  cursor: optional(cursor),
+  limit: optional(limit)
+})
+
+const decodeList = QueryParams.decode(ListQuery)
+
 /** `GET /monitors`. */
 export const list = route(
   (caller) =>
-    fromQuery((): Monitors.MonitorFilters => {
-      const query = caller.query
-      const q = QueryParams.asString(query, "q")
-      if (q !== undefined && (q.length < 1 || q.length > 200)) throw invalid("q", "must be 1 to 200 characters")
-      const searchBy = QueryParams.asList(query, "search_by", { commaSeparated: true })
-      for (const field of searchBy ?? []) {
-        if (!SEARCH_FIELDS.includes(field as never)) throw invalid("search_by", `must list only ${SEARCH_FIELDS.join(", ")}`)
-      }
-      const tags = QueryParams.asList(query, "tags", { commaSeparated: true })
-      if (tags !== undefined && (tags.length > 20 || tags.some((t) => t.length < 1 || t.length > 50))) {
-        throw invalid("tags", "at most 20 tags of 1 to 50 characters")
-      }
-      return {
-        q,
-        searchBy: searchBy as Monitors.MonitorFilters["searchBy"],
-        searchType: oneOf(query, "search_type", ["exact", "prefix"] as const),
-        status: oneOf(query, "status", ["active", "paused", "failed"] as const),
-        targetType: oneOf(query, "target_type", TARGET_TYPES),
-        changeDetectionType: oneOf(query, "change_detection_type", DETECTION_TYPES),
-        tag: tagOf(query, "tag"),
-        tags,
-        cursor: cursorOf(query),
-        limit: limitOf(query)
-      }
-    }),
+    Effect.map(decodeList(caller.query), (read): Monitors.MonitorFilters => ({
+      q: read.q,
+      searchBy: read.search_by as Monitors.MonitorFilters["searchBy"],
+      searchType: read.search_type,
+      status: read.status,
+      targetType: read.target_type,
+      changeDetectionType: read.change_detection_type,
+      tag: read.tag,
+      tags: read.tags,
+      cursor: read.cursor,
+      limit: read.limit ?? 25
+    })),
   (owner, filters) => Monitors.list(owner, filters)
 )
 
@@ -134,50 +119,74 @@ export const limits = route(noInput, (owner) => Monitors.limits(owner))
 
 const DAY_MS = 86_400_000
 
+/** The query of `GET /monitors/credit-usage`. */
+export const CreditUsageQuery = Schema.Struct({ until: optional(until), since: optional(since) })
+const decodeCreditUsage = QueryParams.decode(CreditUsageQuery)
+
 /** `GET /monitors/credit-usage` (`since`, `until`; default the last 30 days). */
 export const creditUsage = route(
   (caller) =>
     Effect.flatMap(Clock.currentTimeMillis, (now) =>
-      fromQuery(() => {
-        const until = dateOf(caller.query, "until") ?? new Date(now)
-        const since = dateOf(caller.query, "since") ?? new Date(until.getTime() - 30 * DAY_MS)
-        if (since.getTime() > until.getTime()) throw invalid("since", "must not be after until")
-        return { since, until }
+      Effect.flatMap(decodeCreditUsage(caller.query), (read) => {
+        const until = read.until ?? new Date(now)
+        const since = read.since ?? new Date(until.getTime() - 30 * DAY_MS)
+        return since.getTime() > until.getTime() ? Effect.fail(invalid("since", "must not be after until")) : Effect.succeed({ since, until })
       })),
   (owner, window) => Monitors.creditUsage(owner, window)
 )
 
+/** The query of `GET /monitors/runs` and `GET /monitors/{id}/runs`. */
+export const RunsQuery = Schema.Struct({ status: optional(QueryParams.oneOf(...RUN_STATUSES)), cursor: optional(cursor), limit: optional(limit) })
+const decodeRuns = QueryParams.decode(RunsQuery)
+
 /** `GET /monitors/runs` and `GET /monitors/{id}/runs`. */
 export const runs = (monitorId?: string) =>
   route(
-    (caller) => fromQuery(() => ({ monitorId, status: oneOf(caller.query, "status", RUN_STATUSES), cursor: cursorOf(caller.query), limit: limitOf(caller.query) })),
+    (caller) => Effect.map(decodeRuns(caller.query), (read) => ({ monitorId, status: read.status, cursor: read.cursor, limit: read.limit ?? 25 })),
     (owner, filters) => Monitors.runs(owner, filters)
   )
 
 /** `GET /monitors/{id}/runs/{run_id}`. */
 export const run = (monitorId: string, runId: string) => route(noInput, (owner) => Monitors.run(owner, monitorId, runId))
 
+/** The query of `GET /monitors/{id}/changes`. */
+export const MonitorChangesQuery = Schema.Struct({ since: optional(since), until: optional(until), tag: optional(tag), cursor: optional(cursor), limit: optional(limit) })
+
+/** The query of `GET /monitors/changes`: also by monitor, target type and detection type. */
+export const ChangesQuery = Schema.Struct({
+  since: optional(since),
+  until: optional(until),
+  monitor_id: optional(QueryParams.string.annotations({ description: "One monitor" })),
+  tag: optional(tag),
+  target_type: optional(QueryParams.oneOf(...TARGET_TYPES)),
+  change_detection_type: optional(QueryParams.oneOf(...DETECTION_TYPES)),
+  cursor: optional(cursor),
+  limit: optional(limit)
+})
+
+const decodeChanges = QueryParams.decode(ChangesQuery)
+const decodeMonitorChanges = QueryParams.decode(MonitorChangesQuery)
+
 /** `GET /monitors/changes` and `GET /monitors/{id}/changes`. */
 export const changes = (monitorId?: string) =>
   route(
     (caller) =>
-      fromQuery((): Monitors.ChangeFilters => {
-        const query = caller.query
-        const since = dateOf(query, "since")
-        const until = dateOf(query, "until")
-        if (since !== undefined && until !== undefined && since.getTime() > until.getTime()) throw invalid("since", "must not be after until")
-        const only = monitorId ?? QueryParams.asString(query, "monitor_id")
-        return {
-          monitorId: only,
-          since,
-          until,
-          tag: tagOf(query, "tag"),
-          targetType: monitorId === undefined ? oneOf(query, "target_type", TARGET_TYPES) : undefined,
-          changeDetectionType: monitorId === undefined ? oneOf(query, "change_detection_type", DETECTION_TYPES) : undefined,
-          cursor: cursorOf(query),
-          limit: limitOf(query)
-        }
-      }),
+      Effect.flatMap(
+        monitorId === undefined ? decodeChanges(caller.query) : Either.map(decodeMonitorChanges(caller.query), (read) => ({ ...read, monitor_id: monitorId })),
+        (read): Effect.Effect<Monitors.ChangeFilters, Errors.InvalidRequest> =>
+          read.since !== undefined && read.until !== undefined && read.since.getTime() > read.until.getTime()
+            ? Effect.fail(invalid("since", "must not be after until"))
+            : Effect.succeed({
+              monitorId: read.monitor_id,
+              since: read.since,
+              until: read.until,
+              tag: read.tag,
+              targetType: "target_type" in read ? read.target_type : undefined,
+              changeDetectionType: "change_detection_type" in read ? read.change_detection_type : undefined,
+              cursor: read.cursor,
+              limit: read.limit ?? 25
+            })
+      ),
     (owner, filters) => Monitors.changes(owner, filters)
   )
 

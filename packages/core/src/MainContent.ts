@@ -4,12 +4,17 @@
  * SVG. Our own extractor, in the spirit of Readability and trafilatura: chrome removal by semantics and class words,
  * paragraph scoring with text and link density, sibling merging, then cleaning of the chosen blocks.
  *
+ * The article's byline (a short author line) and its figures' captions are kept, picture credits are not. The hidden
+ * rest of an article after a "Read more" control is joined; a "Read also" teaser inside the body goes alone (the
+ * paragraph after it stays); teasers of other posts repeated in the article's column and linked blocks after its last
+ * paragraph go.
+ *
  * @since 0.1.0
  */
 import type { Element, Root } from "hast"
 import { selectContent } from "./internal/mainContent/candidate.js"
 import { type ChromeRules, removeChrome } from "./internal/mainContent/chrome.js"
-import { pruneContent } from "./internal/mainContent/prune.js"
+import { pruneContent, trimRelated } from "./internal/mainContent/prune.js"
 import { measure } from "./internal/mainContent/stats.js"
 import { strippedBody } from "./internal/mainContent/strip.js"
 
@@ -65,6 +70,7 @@ export const extract = (tree: Root, _options?: ExtractOptions): Extraction => {
     const selection = selectContent(body, stats)
     if (selection === undefined) continue
     pruneContent(selection.nodes, stats)
+    trimRelated(selection.nodes, stats)
     const text = textOf(selection.nodes)
     if (text >= enough) return { tree: rootOf(keepMain(selection.nodes, selection.main)), fallback: false }
     if (best === undefined || text > best.text) best = { nodes: keepMain(selection.nodes, selection.main), text }

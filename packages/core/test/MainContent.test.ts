@@ -85,6 +85,37 @@ const cases: ReadonlyArray<Case> = [
       "Endlich tut sich etwas", "Impressum", "Datenschutz"]
   },
   {
+    // Issue 23, item 1: the rest of the article sits hidden after a "Continue reading" button.
+    name: "read-more",
+    keep: ["sleeper carriages will again leave the capital", "trained a new crew of attendants",
+      "Tickets go on sale next month", "A slow start", "mostly by people who remember the old service"],
+    drop: ["Continue reading", "Ten scenic rail routes", "Strike called off", "Imprint", "Rail Weekly"]
+  },
+  {
+    // Item 2: "Leggi anche" / "See also" teasers mid-article go, the paragraphs after them stay.
+    name: "read-also",
+    keep: ["Il vecchio ponte sul fiume ha riaperto", "I pendolari, che per mesi", "Il comune ha detto",
+      "La carreggiata è stata allargata", "Gli abitanti del quartiere hanno organizzato"],
+    drop: ["Traffico in tilt", "Leggi anche", "Nuove piste ciclabili", "See also", "Ferry timetable changes"]
+  },
+  {
+    // Item 3: a ticker before, teasers of other posts and a book advert after the article, in its own column.
+    name: "related-inside",
+    keep: ["A record apple harvest", "Growers across the valley", "cold stores were full",
+      "A big crop is not the same as a good year"],
+    drop: ["Breaking news", "Storm warning", "Pear blight", "Cider festival", "Beekeepers report", "Honey yields",
+      "Our orchard cookbook", "Order now", "Facebook"]
+  },
+  {
+    // Item 4: the byline and the figure captions are article text; the sidebar is not.
+    name: "byline-captions",
+    keep: ["Drei neue Radwege", "Von Maria Keller", "Der neue Radweg an der Marktstraße ist rot markiert",
+      "Die Stadt hat am Montag drei neue Radwege eröffnet", "Die drei neuen Strecken im Überblick",
+      "der Rest kommt aus dem städtischen Haushalt"],
+    drop: ["Meistgelesen", "Stadtfest fällt aus", "Impressum", "Stadtblatt"],
+    check: (tree) => expect(elements(tree, "img").map((img) => img.properties.src)).toEqual(["/img/radweg.jpg", "/img/karte.png"])
+  },
+  {
     name: "almost-empty",
     keep: ["Coming soon"],
     drop: [],
@@ -135,6 +166,53 @@ describe("MainContent.extract", () => {
       expect(bodyText.length).toBeGreaterThan(0)
       expect(text.length).toBeGreaterThan(0)
       if (result.fallback) expect(result.reason).toMatch(/\w+/u)
+    })
+  }
+
+  // The markers of items 1 and 2 in several languages, on pages of the same shapes.
+  const prose = (n: number) =>
+    Array.from({ length: n }, (_, i) =>
+      `<p>Paragraph ${i + 1} of the story, which goes on with commas, names, places and numbers such as ${i * 7}, ` +
+        `as real article text does when it is long enough to count.</p>`).join("")
+  const markers: ReadonlyArray<[string, string, string]> = [
+    ["en", "Read more", "Read also:"],
+    ["de", "Weiterlesen", "Lesen Sie auch:"],
+    ["fr", "Lire la suite", "À lire aussi :"],
+    ["es", "Seguir leyendo", "Lea también:"],
+    ["it", "Continua a leggere", "Leggi anche:"],
+    ["pl", "Czytaj dalej", "Czytaj też:"],
+    ["nl", "Lees verder", "Lees ook:"]
+  ]
+  for (const [lang, more, also] of markers) {
+    it(`${lang}: the hidden rest after "${more}" is joined`, () => {
+      const html = `<html lang="${lang}"><body><nav><a href="/">Home</a> <a href="/x">Section</a></nav>
+        <div class="story"><h1>Headline</h1><div class="body-intro">${prose(2)}</div>
+        <div class="more-control"><a href="#rest" class="more">${more}</a></div>
+        <div class="body-rest" style="display: none"><p>The hidden rest begins here, with the part of the story the
+        button reveals, and it goes on for a while.</p>${prose(3)}<p>The last words of the whole story.</p></div></div>
+        <footer>Footer text</footer></body></html>`
+      const text = collapse(textOf(MainContent.extract(Html.parse(html)).tree))
+      expect(text).toContain("Paragraph 1 of the story")
+      expect(text).toContain("The hidden rest begins here")
+      expect(text).toContain("The last words of the whole story.")
+      expect(text).not.toContain(more)
+      expect(text).not.toContain("Footer text")
+    })
+
+    it(`${lang}: a "${also}" teaser mid-article goes alone`, () => {
+      const label = also.replace(/\s*:$/u, "")
+      const html = `<html lang="${lang}"><body><article><h1>Headline</h1>${prose(2)}
+        <p><strong>${also}</strong> <a href="/other">Another story entirely about something else</a></p>
+        <p>The paragraph right after the teaser is part of the article, with commas, and stays where it is.</p>
+        ${prose(2)}<h3>${label}</h3><p><a href="/other-2">A second teaser headline of a different story</a></p>
+        <p>The paragraph after the labelled teaser is the article going on, with commas, and stays too.</p>
+        ${prose(1)}</article></body></html>`
+      const text = collapse(textOf(MainContent.extract(Html.parse(html)).tree))
+      expect(text).toContain("The paragraph right after the teaser is part of the article")
+      expect(text).toContain("The paragraph after the labelled teaser is the article going on")
+      expect(text).toContain("Paragraph 1 of the story")
+      expect(text).not.toContain("Another story entirely")
+      expect(text).not.toContain("A second teaser headline")
     })
   }
 

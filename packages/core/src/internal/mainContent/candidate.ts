@@ -35,7 +35,7 @@ export interface Selection {
 
 const initialScore = (element: Element): number => {
   const hint = attributeHint(element)
-  const weight = hint === "content" ? 25 : hint === "chrome" ? -25 : hint === "weak" ? -10 : 0
+  const weight = hint === "content" ? 25 : hint === "chrome" ? -25 : hint === "weak" || hint === "byline" ? -10 : 0
   return (tagBase[element.tagName] ?? 0) + weight + (isLandmark(element) ? 15 : 0)
 }
 

@@ -7,6 +7,12 @@ import { attributeHint, isChromeRole } from "./hints.js"
 import { type Stats, linkDensity } from "./stats.js"
 
 const chromeTags = new Set(["nav", "aside", "menu"])
+/** A byline longer than this is an author box. */
+export const maxByline = 100
+
+/** An author box holds paragraphs (a bio, a position); a byline is one line. */
+const holdsParagraph = (element: Element): boolean =>
+  element.children.some((c) => c.type === "element" && (c.tagName === "p" || holdsParagraph(c)))
 /** Elements whose class names describe formatting (`language-sh`, `date-cell`), never page layout. */
 const classExempt = new Set([
   "body", "html", "main", "pre", "code", "kbd", "samp", "tt", "tr", "td", "th", "tbody", "thead", "tfoot", "caption",
@@ -41,6 +47,8 @@ export const chromeReason = (
   if (rules === "semantic" || classExempt.has(tag)) return undefined
   const hint = attributeHint(element)
   if (hint === "chrome") return "class"
+  // An author line is article text; an author box (bio, other posts) is not.
+  if (hint === "byline") return s === undefined || s.text > maxByline || holdsParagraph(element) ? "class" : undefined
   if (rules === "strong") return undefined
   // A weak name (`site-header`, `meta`) needs its text to agree: mostly links, or too short to be an article.
   if (hint === "weak" && (s === undefined || s.text < 200 || linkDensity(s) > 0.33)) return "weak class"

@@ -15,11 +15,15 @@ const strongChrome = new Set([
   "advertising", "adsense", "adslot", "adunit", "dfp", "sponsor", "sponsored", "promo", "promotion", "outbrain",
   "taboola", "pagination", "pager", "skip", "skiplink", "sronly", "screenreader", "visuallyhidden",
   "offscreen", "mostread", "mostpopular", "tagcloud",
-  "taglist", "byline", "dateline", "postmeta", "entrymeta",
+  "taglist", "dateline", "postmeta", "entrymeta",
   "toolbar", "masthead", "topbar", "bottombar",
   "signin", "searchform", "backtotop", "totop",
-  "subnav", "sitemap", "copyright", "disclaimer", "author", "authors", "authorbox", "authorbio", "aboutauthor", "bio"
+  "subnav", "sitemap", "copyright", "disclaimer", "authorbox", "authorbio", "aboutauthor", "bio",
+  // Embedded posts of social networks: another author's text, shown as a card.
+  "twittertweet", "instagrammedia", "fbpost", "wpembeddedcontent", "tiktokembed"
 ])
+/** Words of an article's byline: article text when short, an author box when long (chrome decides by length). */
+const bylineWords = new Set(["byline", "author", "authors", "writer"])
 /** Words that mark chrome only when no content word is present (`site-header` yes, `entry-header` no). */
 const weakChrome = new Set([
   "tags", "tag", "category", "categories", "date", "hidden", "hide", "meta", "metadata",
@@ -44,8 +48,11 @@ const splitWords = (value: string): Array<string> =>
     .split(/[^a-z0-9]+/u)
     .filter((w) => w.length > 0)
 
-/** How a block's attributes classify it: `weak` chrome names (`site-header`) need the text to agree. */
-export type Hint = "chrome" | "weak" | "content" | "neutral"
+/**
+ * How a block's attributes classify it: `weak` chrome names (`site-header`) need the text to agree; a `byline` is kept
+ * when short (the article's author line) and is chrome when long (an author box).
+ */
+export type Hint = "chrome" | "weak" | "byline" | "content" | "neutral"
 
 /** Words that turn a class into a statement about its contents (`has-ads`, `no-sidebar`), not its identity. */
 const modifierWords = new Set(["has", "with", "no", "without", "enable", "enabled", "is", "show", "hide", "not"])
@@ -68,12 +75,14 @@ const attributeWords = (element: Element): Array<string> => {
 const classify = (words: ReadonlyArray<string>): Hint => {
   let content = false
   let weak = false
+  let byline = false
   for (const w of words) {
     if (strongChrome.has(w)) return "chrome"
-    if (contentWords.has(w)) content = true
+    if (bylineWords.has(w)) byline = true
+    else if (contentWords.has(w)) content = true
     else if (weakChrome.has(w)) weak = true
   }
-  return content ? "content" : weak ? "weak" : "neutral"
+  return byline ? "byline" : content ? "content" : weak ? "weak" : "neutral"
 }
 
 const cache = new WeakMap<Element, Hint>()

@@ -3,22 +3,46 @@
  * comments, tags, ads and picture credits. Matched against the whole (short) text of a block, never inside prose.
  */
 
-/** Labels opening a related-content or further-reading section: the label and what follows it in its block go. */
-export const relatedLabel = new RegExp(
+/** Related-content labels, as alternatives of one pattern. */
+const relatedLabels = [
+  "related(?: posts| articles| stories| content| news| topics)?", "you (?:may|might) also (?:like|enjoy)",
+  "(?:read|see) (?:also|more|next)", "also read", "more (?:from|on|about|stories|news|articles)", "recommended",
+  "popular (?:posts|articles)", "most (?:read|popular)", "further reading",
+  "ähnliche (?:beiträge|artikel|themen|rezepte)", "(?:das )?(?:könnte|dürfte) (?:sie|dich) auch interessieren",
+  "auch interessant", "lesen sie (?:auch|mehr|hier)", "mehr (?:zum thema|dazu|aus|zu)", "weitere (?:artikel|beiträge|themen|nachrichten|meldungen)",
+  "das (?:thema )?könnte (?:sie|dich) auch interessieren", "empfehlungen", "verwandte (?:artikel|beiträge)",
+  "(?:à )?lire aussi", "sur le même (?:sujet|thème)", "voir aussi", "articles? (?:similaires|liés)",
+  "(?:noticias|artículos) relacionad[oa]s", "te puede interesar", "lea también", "también te puede interesar",
+  "leggi anche", "articoli correlati", "potrebbe interessarti", "czytaj (?:też|także|również)",
+  "zobacz (?:też|także|również)", "polecamy", "podobne artykuły", "läs (?:också|mer)", "lees ook", "gerelateerd",
+  "(?:auch|jetzt) lesen", "schon gelesen", "neueste (?:artikel|beiträge|nachrichten)", "top themen(?: der redaktion)?",
+  "latest (?:news|articles|posts|stories)", "lea (?:más|también)", "puedes ver", "mira también", "te recomendamos",
+  "ver también", "(?:leia|veja) também", "leggi (?:pure|anche)", "à lire (?:aussi|également)"
+]
+
+/** Short teaser leads that only mean "read" or "see" (`Lea: <a>…</a>`, `MIRA: <a>…</a>`), used with a link only. */
+const teaserLeads = ["lea", "mira", "lee", "leia", "veja", "lesen sie", "read", "see", "watch", "voir", "lire"]
+
+/** Labels opening a related-content or further-reading section: the label and the links it announces go. */
+export const relatedLabel = new RegExp("^(?:" + relatedLabels.join("|") + ")\\s*[:.!?…]*$", "iu")
+
+/** A label leading a block's text (`Leggi anche: <a>…</a>`): the block is a teaser when the rest is its link. */
+export const relatedLead = new RegExp("^(?:" + [...relatedLabels, ...teaserLeads].join("|") + ")\\s*[:»>|]+\\s*", "iu")
+
+/**
+ * Controls that reveal the rest of an article ("Read more" buttons): the container after one is the same article.
+ * Matched against a whole short text.
+ */
+export const continuation = new RegExp(
   "^(?:" +
     [
-      "related(?: posts| articles| stories| content| news| topics)?", "you (?:may|might) also (?:like|enjoy)",
-      "(?:read|see) (?:also|more|next)", "also read", "more (?:from|on|about|stories|news|articles)", "recommended",
-      "popular (?:posts|articles)", "most (?:read|popular)", "further reading",
-      "ähnliche (?:beiträge|artikel|themen|rezepte)", "(?:das )?(?:könnte|dürfte) (?:sie|dich) auch interessieren",
-      "auch interessant", "lesen sie (?:auch|mehr|hier)", "mehr (?:zum thema|dazu|aus|zu)", "weitere (?:artikel|beiträge|themen|nachrichten|meldungen)",
-      "das (?:thema )?könnte (?:sie|dich) auch interessieren", "empfehlungen", "verwandte (?:artikel|beiträge)",
-      "(?:à )?lire aussi", "sur le même (?:sujet|thème)", "voir aussi", "articles? (?:similaires|liés)",
-      "(?:noticias|artículos) relacionad[oa]s", "te puede interesar", "lea también", "también te puede interesar",
-      "leggi anche", "articoli correlati", "potrebbe interessarti", "czytaj (?:też|także|również)",
-      "zobacz (?:też|także|również)", "polecamy", "podobne artykuły", "läs (?:också|mer)", "lees ook", "gerelateerd"
+      "(?:continue|keep) reading", "read (?:more|the (?:full|whole|rest of the) (?:article|story|post))", "show more",
+      "read full (?:article|story)", "(?:artikel )?weiterlesen", "mehr (?:lesen|anzeigen)", "ganzen artikel lesen",
+      "lire la suite", "afficher (?:la suite|plus)", "voir plus", "(?:seguir|continuar) leyendo", "leer más", "ver más",
+      "continua(?:re)? a leggere", "leggi (?:tutto|di più|l'articolo)", "czytaj (?:dalej|więcej)", "lees (?:verder|meer)",
+      "läs (?:mer|vidare)", "continuar a ler", "ler mais", "devamını oku", "читать (?:далее|дальше)"
     ].join("|") +
-    ")\\s*[:.!?…]*$",
+    ")\\s*[:.!?…»>+↓▼]*$",
   "iu"
 )
 
@@ -50,7 +74,10 @@ export const furnitureOpening = new RegExp(
       "(?:möchten|wollen) sie (?:den|diesen) (?:artikel|beitrag)", "hier können sie (?:den|diesen) (?:artikel|beitrag)",
       "(?:dieser|der) (?:beitrag|eintrag|text|artikel) wurde (?:am |von )?", "erstellt am", "zuletzt (?:aktualisiert|geändert)",
       "aktualisiert am", "veröffentlicht am", "published on", "updated on", "last updated", "mehr aus (?:der|dem|den)",
-      "zapraszamy", "materiał chroniony", "publié le", "mis à jour le", "publicado el", "actualizado el"
+      "zapraszamy", "materiał chroniony", "publié le", "mis à jour le", "publicado el", "actualizado el",
+      "to view the full (?:story|article)", "subscribe now", "if you(?:'|’)re seeing this message",
+      "for the latest (?:stories|news|updates)", "¿ya sabías que", "únete a nuestro canal",
+      "(?:über den|about the|o) autor(?:ze)?\\b", "à propos de l'auteur", "sobre el autor"
     ].join("|") +
     ")",
   "iu"

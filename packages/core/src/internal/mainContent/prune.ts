@@ -4,7 +4,8 @@
  */
 import type { Element, ElementContent } from "hast"
 import { attributeHint } from "./hints.js"
-import { furniture, furnitureOpening, relatedLabel } from "./phrases.js"
+import { maxByline } from "./chrome.js"
+import { continuation, furniture, furnitureOpening, relatedLabel, relatedLead } from "./phrases.js"
 import { type Stats, linkDensity, textOf } from "./stats.js"
 
 /** Blocks inside the content that are more than this share link text are navigation left over. */
@@ -14,7 +15,10 @@ const containerTags = new Set(["div", "section", "ul", "ol", "dl", "table", "for
 /** Whether a block inside the content is chrome left over from the page layout. */
 const isLeftover = (element: Element, s: Stats): boolean => {
   if (!containerTags.has(element.tagName)) return false
-  if (attributeHint(element) === "chrome" && s.text < 400) return true
+  const hint = attributeHint(element)
+  if (hint === "chrome" && s.text < 400) return true
+  // The article's author line is mostly a link to the author's page.
+  if (hint === "byline" && s.text <= maxByline) return false
   const density = linkDensity(s)
   if (density > maxLinkDensity && s.text < 1000) return true
   return false
@@ -50,32 +54,71 @@ const labelTags = new Set([
 /** Tags whose label may open a related section (phrasing such as a link cannot cut what follows). */
 const sectionLabelTags = new Set(["h2", "h3", "h4", "h5", "h6", "p", "div", "strong", "b", "header", "span", "dt"])
 
+/** Whether a block (a figure named like a caption) holds the figure's own caption, handled there. */
+const holdsFigcaption = (element: Element): boolean =>
+  element.children.some((c) => c.type === "element" && (c.tagName === "figcaption" || holdsFigcaption(c)))
+
+/** Whether a block holds a link. */
+const hasLink = (node: ElementContent): boolean =>
+  node.type === "element" && (node.tagName === "a" || node.children.some(hasLink))
+
+/**
+ * What a "Related" label announces: links, linked headlines and short teasers. Prose (a paragraph that is not mostly
+ * link) is the article going on after a mid-article "Read also", and ends the announced run.
+ */
+const isTeaser = (element: Element, s: Stats): boolean => {
+  if (s.text === 0) return true
+  const density = linkDensity(s)
+  if (density >= 0.5) return true
+  return hasLink(element) && (s.text < 100 || density >= 0.3)
+}
+
+/** A paragraph led by a "Read also:" label whose rest is mostly its link: a teaser of another article. */
+const isLedTeaser = (element: Element, s: Stats): boolean => {
+  if (s.text > 250 || s.link === 0) return false
+  const text = textOf(element).replace(/\s+/gu, " ").trim()
+  const lead = relatedLead.exec(text)
+  if (lead === null) return false
+  const rest = s.text - lead[0].replace(/\s/gu, "").length
+  return s.link >= rest * 0.6
+}
+
 /** Removes leftover chrome under each root in place (the roots themselves are kept). */
 export const pruneContent = (roots: ReadonlyArray<Element>, stats: Map<Element, Stats>): void => {
   const visit = (element: Element): void => {
     const kept: Array<ElementContent> = []
-    let cut = false
+    // After a "Related articles" label: the links and teasers it announces go, up to the next prose.
+    let announced = false
     for (const child of element.children) {
-      if (cut) continue
       if (child.type === "element") {
         const s = stats.get(child)
         if (s !== undefined) {
-          if (isLeftover(child, s)) continue
-          if (isCaption(child, s)) {
-            kept.push(...imagesIn(child))
-            continue
+          if (announced) {
+            if (isTeaser(child, s)) continue
+            announced = false
           }
-          if (s.text <= 80 && labelTags.has(child.tagName)) {
+          if (isLeftover(child, s)) continue
+          if (isCaption(child, s) && (child.tagName === "figcaption" || !holdsFigcaption(child))) {
+            // A figure's caption is article text; a picture credit ("Foto: dpa") is not.
+            const caption = textOf(child).replace(/\s+/gu, " ").trim()
+            // Only a figure's own caption is kept: blocks named like captions are as often credits or galleries.
+            if (child.tagName !== "figcaption" || caption === "" || furniture.test(caption) || captionCredit.test(caption)) {
+              kept.push(...imagesIn(child))
+              continue
+            }
+          } else if (s.text <= 80 && labelTags.has(child.tagName)) {
             const label = textOf(child).replace(/\s+/gu, " ").trim()
-            // A "Related articles" label ends the content of its block: what follows is the list it announces.
-            if (relatedLabel.test(label) && sectionLabelTags.has(child.tagName)) {
-              cut = true
+            if (relatedLabel.test(label) && sectionLabelTags.has(child.tagName) && !continuation.test(label)) {
+              announced = true
               continue
             }
             if (furniture.test(label) || relatedLabel.test(label) || furnitureOpening.test(label)) continue
           }
+          if (isLedTeaser(child, s)) continue
         }
         visit(child)
+      } else if (announced && child.type === "text" && child.value.trim() !== "") {
+        continue
       }
       kept.push(child)
     }
@@ -83,3 +126,63 @@ export const pruneContent = (roots: ReadonlyArray<Element>, stats: Map<Element, 
   }
   for (const root of roots) visit(root)
 }
+
+/** The name of a block's kind: its tag and classes (teasers of a list share one). */
+const kindOf = (element: Element): string => {
+  const className = element.properties.className
+  return `${element.tagName}.${Array.isArray(className) ? className.join(" ") : ""}`
+}
+
+/** Prose: a paragraph-sized block that is not mostly link text. */
+const isProse = (s: Stats): boolean => s.text >= 100 && linkDensity(s) < 0.2
+
+/** A short block pointing elsewhere: a teaser, an advert, a linked headline (a sentence with a link is not one). */
+const pointsAway = (element: Element, s: Stats): boolean =>
+  s.text < 300 && !proseTags.has(element.tagName) && hasLink(element) && linkDensity(s) >= 0.2
+
+const proseTags = new Set(["p", "li", "ul", "ol", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "table", "dl"])
+
+/**
+ * Drops related content that sits in the article's own container: a run of three or more blocks of one kind that each
+ * point elsewhere (teasers of other posts), and the linked blocks after the article's last paragraph (a book advert,
+ * "more from"). Looks at the children of each root and of wrappers that hold all of a root's text.
+ */
+export const trimRelated = (roots: ReadonlyArray<Element>, stats: Map<Element, Stats>): void => {
+  for (const root of roots) {
+    let container = root
+    // Look through single wrappers down to the element whose children are the article's blocks.
+    for (let depth = 0; depth < 8; depth++) {
+      const blocks = container.children.filter((c): c is Element => c.type === "element")
+      if (blocks.length !== 1) break
+      container = blocks[0]!
+    }
+    const blocks = container.children.filter((c): c is Element => c.type === "element")
+    if (blocks.length < 3) continue
+    const drop = new Set<Element>()
+    const kinds = new Map<string, Array<Element>>()
+    for (const block of blocks) {
+      const s = stats.get(block)
+      if (s === undefined || !pointsAway(block, s)) continue
+      const kind = kindOf(block)
+      const list = kinds.get(kind)
+      if (list === undefined) kinds.set(kind, [block])
+      else list.push(block)
+    }
+    for (const list of kinds.values()) if (list.length >= 3) for (const block of list) drop.add(block)
+    let lastProse = -1
+    blocks.forEach((block, i) => {
+      const s = stats.get(block)
+      if (s !== undefined && isProse(s) && !drop.has(block)) lastProse = i
+    })
+    if (lastProse >= 0) {
+      for (let i = lastProse + 1; i < blocks.length; i++) {
+        const s = stats.get(blocks[i]!)
+        if (s !== undefined && pointsAway(blocks[i]!, s)) drop.add(blocks[i]!)
+      }
+    }
+    if (drop.size > 0) container.children = container.children.filter((c) => c.type !== "element" || !drop.has(c))
+  }
+}
+
+/** Captions that only credit the picture. */
+const captionCredit = /^(?:©|\(c\)|copyright\b|(?:foto|photo|bild|image|picture|credit|source|quelle)s?\s*[:©])/iu

@@ -1,8 +1,10 @@
 /**
  * Copies the page body without what is never content: scripts, styles, SVG, form controls, embedded frames, comments
- * and hidden elements. Extraction works on this copy, so the caller's tree is never mutated.
+ * and hidden elements, except the hidden rest of an article right after its "Read more" control. Extraction works on
+ * this copy, so the caller's tree is never mutated.
  */
 import type { Element, ElementContent, Root, RootContent } from "hast"
+import { continuation } from "./phrases.js"
 
 const dropped = new Set([
   "script", "style", "template", "svg", "math", "canvas", "iframe", "frame", "frameset", "object",
@@ -30,12 +32,44 @@ const textSize = (node: ElementContent, limit: number): number => {
   return n
 }
 
+/** The short text of a node, or undefined past `limit` characters or 64 nodes (a control is a few words). */
+const shortText = (node: ElementContent, limit: number): string | undefined => {
+  let out = ""
+  let nodes = 0
+  const walk = (n: ElementContent): boolean => {
+    if (++nodes > 64) return false
+    if (n.type === "text") {
+      out += n.value
+      return out.length <= limit * 4
+    }
+    if (n.type !== "element") return true
+    for (const child of n.children) if (!walk(child)) return false
+    return true
+  }
+  if (!walk(node)) return undefined
+  const text = out.replace(/\s+/gu, " ").trim()
+  return text.length <= limit ? text : undefined
+}
+
+/** A "Read more" / "Weiterlesen" control: what it reveals is the rest of the article. */
+const isContinuationControl = (node: Element): boolean => {
+  const text = shortText(node, 40)
+  return text !== undefined && text !== "" && continuation.test(text)
+}
+
 const copyChildren = (children: ReadonlyArray<ElementContent>): Array<ElementContent> => {
   const out: Array<ElementContent> = []
+  // The element before, when only whitespace lies between: a hidden element after a "Read more" control is kept.
+  let previous: Element | undefined
   for (const child of children) {
-    if (child.type === "text") out.push({ type: "text", value: child.value })
-    else if (child.type === "element") {
-      if (dropped.has(child.tagName) || isHidden(child)) continue
+    if (child.type === "text") {
+      if (child.value.trim() !== "") previous = undefined
+      out.push({ type: "text", value: child.value })
+    } else if (child.type === "element") {
+      const before = previous
+      previous = child
+      if (dropped.has(child.tagName)) continue
+      if (isHidden(child) && (before === undefined || !isContinuationControl(before))) continue
       if (child.tagName === "noscript") {
         // A noscript holding a page's worth of markup (an unclosed element swallowed the page) is unwrapped;
         // the usual "enable JavaScript" notice or tracking pixel is dropped.

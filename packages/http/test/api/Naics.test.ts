@@ -114,6 +114,26 @@ for (const backend of backends) {
       expect((await balance(orgId)).remaining).toBe(before)
     })
 
+    it("reads a URL whose host is an IP with a port as given, path kept (it was taken for a name: 503 without search)", async () => {
+      const { orgId, secret } = await service.key()
+      // The root says dentist, only the given path says brewery: the answer shows which page was read.
+      const acme = await FixtureSite.start({
+        "/": FixtureSite.html("<html><head><title>Greenfield Dental</title></head><body><h1>Family dentistry</h1><p>Our dentists clean and fill teeth.</p></body></html>"),
+        "/acme/": FixtureSite.html(home)
+      })
+      try {
+        const before = (await balance(orgId)).remaining
+        const response = await get(secret, `/web/naics?input=${encodeURIComponent(`${acme.url}/acme/`)}`)
+        const body = await response.json() as Record<string, any>
+        expect([response.status, body.domain, body.codes?.[0]?.code]).toEqual([200, `127.0.0.1:${acme.port}`, "312120"])
+        expect(acme.exchanges.map((e) => e.path)).toContain("/acme/")
+        expect(acme.exchanges.map((e) => e.path)).not.toContain("/")
+        expect((await balance(orgId)).remaining).toBe(before - 1)
+      } finally {
+        await acme.close()
+      }
+    })
+
     it("zdr=enabled classifies with X-Service-ZDR; a dead site is an error without charge", async () => {
       const { orgId, secret } = await service.key({ zdr: true })
       const zdr = await get(secret, `/web/naics?input=${brewery}&zdr=enabled`)

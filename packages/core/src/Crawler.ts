@@ -75,6 +75,17 @@ export interface CrawlOptions extends Politeness {
   readonly robots?: boolean | undefined
   /** Soft budget: no page but the start page starts after this many ms (pages in flight finish). */
   readonly stopAfterMs?: number | undefined
+  /** Called after each page with the counts so far (for a progress display). */
+  readonly onProgress?: ((progress: CrawlProgress) => void) | undefined
+}
+
+/** A crawl's counts while it runs. */
+export interface CrawlProgress {
+  readonly succeeded: number
+  readonly failed: number
+  readonly skipped: number
+  /** Pages accepted and not yet read (waiting or in flight). */
+  readonly pending: number
 }
 
 /** A page of a crawl or batch as it came out. */
@@ -210,6 +221,13 @@ const run = (
         } else {
           tally.skipped++
         }
+        options.onProgress?.({
+          succeeded: tally.succeeded,
+          failed: tally.failed,
+          skipped: tally.skipped,
+          // This page is still counted active until its worker is released.
+          pending: frontier.waiting + active - 1
+        })
         yield* emit({ url: entry.url, depth: entry.depth, outcome })
       })
 

@@ -158,6 +158,26 @@ export class CreditLedger extends Effect.Service<CreditLedger>()("@sift/auth/Cre
       credits: chargeOf(charge.reservation, charge)
     })
 
+    /** Each charge's balance as if the group were charged one by one, in order, from the balances after the group. */
+    const balancesOf = (items: ReadonlyArray<{ org_id: string; credits: number }>, rows: ReadonlyArray<{ id: string | null; credits_remaining: string | number | null }>) => {
+      // The balance after the group plus the organization's charges that come after it.
+      const after = new Map(rows.filter((row) => row.id !== null).map((row) => [row.id!, Number(row.credits_remaining)]))
+      const later = new Map<string, number>()
+      const remaining: Array<number> = new Array(items.length)
+      for (let i = items.length - 1; i >= 0; i--) {
+        const item = items[i]!
+        remaining[i] = (after.get(item.org_id) ?? 0) + (later.get(item.org_id) ?? 0)
+        later.set(item.org_id, (later.get(item.org_id) ?? 0) + item.credits)
+      }
+      return remaining
+    }
+
+    // Single commits (monitors, scripts) share one statement and one WAL flush with the commits made meanwhile.
+    const commits = yield* GroupCommit.make<ReturnType<typeof itemOf>, number, SqlError>({
+      maxBatch: 1_000,
+      write: (batch) => Effect.map(charging(batch), (rows) => balancesOf(batch, rows))
+    })
+
     return {
       /** Holds `credits` for a request, or fails with `USAGE_EXCEEDED` when they are not available. */
       reserve: (orgId: string, credits: number, options: { readonly ttlMs: number }): Effect.Effect<Reservation, UsageExceeded | SqlError> =>
@@ -187,14 +207,12 @@ export class CreditLedger extends Effect.Service<CreditLedger>()("@sift/auth/Cre
           }
         }),
       /**
-       * Charges what was delivered (at most what was reserved) and releases the reservation: one statement, durable.
-       * It charges even when the reservation has already lapsed (the work was delivered), so callers commit once.
+       * Charges what was delivered (at most what was reserved) and releases the reservation, durable when this
+       * completes: one statement, shared with the commits made meanwhile (a group commit). It charges even when the
+       * reservation has already lapsed (the work was delivered), so callers commit once.
        */
       commit: (reservation: Reservation, charge: { readonly credits: number; readonly requestId: string }) =>
-        Effect.map(
-          charging([itemOf({ reservation, credits: charge.credits, requestId: charge.requestId })]),
-          (rows) => ({ remaining: Number(rows[0]?.credits_remaining ?? 0) })
-        ),
+        Effect.map(commits.submit(itemOf({ reservation, credits: charge.credits, requestId: charge.requestId })), (remaining) => ({ remaining })),
       /**
        * Charges a group of requests and writes `alongside` (a statement, given each charge's remaining balance in
        * order) in one transaction: all of it is durable when this completes, or none of it. Two statements: the
@@ -208,17 +226,7 @@ export class CreditLedger extends Effect.Service<CreditLedger>()("@sift/auth/Cre
           }
           const items = charges.map(itemOf)
           const rows = yield* charging(items)
-          // Each charge's balance as if the group were charged one by one, in order: the balance after the group plus
-          // the organization's charges that come after it.
-          const after = new Map(rows.filter((row) => row.id !== null).map((row) => [row.id!, Number(row.credits_remaining)]))
-          const later = new Map<string, number>()
-          const remaining: Array<number> = new Array(items.length)
-          for (let i = items.length - 1; i >= 0; i--) {
-            const item = items[i]!
-            remaining[i] = (after.get(item.org_id) ?? 0) + (later.get(item.org_id) ?? 0)
-            later.set(item.org_id, (later.get(item.org_id) ?? 0) + item.credits)
-          }
-          return yield* sql`${alongside(remaining)}`
+          return yield* sql`${alongside(balancesOf(items, rows))}`
         })).pipe(Effect.asVoid),
       /** Only the embedded ledger keeps charges in memory for a redo journal. */
       journal: undefined as Embedded.JournalPart | undefined,

@@ -130,4 +130,27 @@ describe.skipIf(postgresUrl === null)("credit ledger on PostgreSQL: round trips 
         expect(Exit.isFailure(yield* Effect.exit(ledger.reserve(orgId, 1, { ttlMs: 60_000 })))).toBe(true)
       }), context)
     }), { timeout: 60_000 })
+
+  it.scoped("groups settled at once by two replicas over the same organizations in opposite orders never deadlock, and charge exactly", () =>
+    Effect.gen(function*() {
+      const replicas = [yield* Layer.build(layerAt(postgresUrl!)), yield* Layer.build(layerAt(postgresUrl!))]
+      const [a, b] = [yield* Effect.provide(orgWith(1_000), replicas[0]!), yield* Effect.provide(orgWith(1_000), replicas[0]!)]
+      const group = (replica: number, orgs: ReadonlyArray<string>, round: number) =>
+        Effect.provide(Effect.gen(function*() {
+          const ledger = yield* Auth.CreditLedger.CreditLedger
+          const sql = yield* SqlClient.SqlClient
+          const charges = yield* Effect.forEach(orgs, (orgId, i) =>
+            Effect.map(ledger.reserve(orgId, 2, { ttlMs: 60_000 }), (reservation) => ({ reservation, credits: 1, requestId: `d${replica}-${round}-${i}-${unique()}` })))
+          yield* ledger.settle(charges, () => sql`SELECT 1`)
+        }), replicas[replica]!)
+      for (let round = 0; round < 20; round++) {
+        yield* Effect.all([group(0, [a!, b!, a!], round), group(1, [b!, a!, b!], round)], { concurrency: 2 })
+      }
+      const balances = yield* Effect.provide(Effect.flatMap(Auth.CreditLedger.CreditLedger, (ledger) =>
+        Effect.all([ledger.balance(a!), ledger.balance(b!)])), replicas[1]!)
+      expect(balances.map((balance) => balance.remaining)).toEqual([940, 940])
+      // Every hold was settled: the whole balance can be held again.
+      yield* Effect.provide(Effect.flatMap(Auth.CreditLedger.CreditLedger, (ledger) =>
+        Effect.flatMap(ledger.reserve(a!, 940, { ttlMs: 60_000 }), ledger.release)), replicas[0]!)
+    }), { timeout: 60_000 })
 })

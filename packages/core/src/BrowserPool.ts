@@ -20,6 +20,7 @@ import { InvalidRequest, WebsiteError } from "./Errors.js"
 import * as Fetcher from "./Fetcher.js"
 import * as HostRules from "./HostRules.js"
 import * as GuardProxy from "./internal/render/guardProxy.js"
+import * as Trackers from "./internal/render/trackers.js"
 
 /** How the pool reaches a browser. @category models */
 export interface BrowserPoolOptions {
@@ -41,6 +42,11 @@ export interface BrowserPoolOptions {
   readonly userAgent: string
   /** For tests: decides per (IP, host) instead of `allowPrivateTargets`. */
   readonly addressPolicy: AddressGuard.AddressPolicy | undefined
+  /**
+   * Refuse known trackers and ad servers (`SIFT_BROWSER_BLOCK_TRACKERS`, default true; `internal/render/trackers.ts`).
+   * Requests the browser makes on its own (favicons) are refused either way: no result uses them.
+   */
+  readonly blockTrackers: boolean
 }
 
 /** The defaults: launch the local Chromium, 4 contexts, private targets refused. */
@@ -54,7 +60,8 @@ export const defaultOptions: BrowserPoolOptions = {
   countryProxies: {},
   hostRules: HostRules.empty,
   userAgent: Fetcher.DEFAULT_USER_AGENT,
-  addressPolicy: undefined
+  addressPolicy: undefined,
+  blockTrackers: true
 }
 
 /** What a fresh context is made with. @category models */
@@ -93,6 +100,8 @@ export interface PoolStats {
   /** Guard proxies listening (one per open context when the guard runs as a proxy). */
   readonly openGuardProxies: number
   readonly connected: boolean
+  /** Requests refused by the current browser's blocking: its own (favicons) and trackers. */
+  readonly blocked: Trackers.BlockStats
 }
 
 /** The browser pool. @category services */
@@ -153,15 +162,20 @@ export const make = (options: BrowserPoolOptions) =>
       void owner.close().catch(() => undefined)
     }
 
+    const noneBlocked = () => ({ own: 0, trackers: 0 })
+    let blockedOf: () => Trackers.BlockStats = noneBlocked
     const launch = Effect.tryPromise({
-      try: async () => {
-        const { chromium } = await import("playwright-core")
+      try: () => import("playwright-core").then(({ chromium }) => {
         if (options.wsEndpoint !== undefined) return chromium.connect(options.wsEndpoint)
         const args = ["--disable-dev-shm-usage", "--no-sandbox"]
         // The guard proxies listen on 127.0.0.1: no rule may send the browser's proxy connections elsewhere.
         if (rules.source !== "") args.push(`--host-resolver-rules=EXCLUDE 127.0.0.1,${rules.source}`)
         return chromium.launch({ executablePath: chromiumPath(options.executablePath), args })
-      },
+      }).then(async (launched) => {
+        // Favicons and trackers are refused in the browser, for every context, before they leave it.
+        blockedOf = await Trackers.attach(launched, { trackers: options.blockTrackers }).catch(() => noneBlocked)
+        return launched
+      }),
       catch: (error) => browserFailure("about:blank", error)
     })
 
@@ -339,7 +353,8 @@ export const make = (options: BrowserPoolOptions) =>
         openContexts,
         openPages: contexts.reduce((n, c) => n + c.pages().length, 0),
         openGuardProxies,
-        connected: browser?.isConnected() ?? false
+        connected: browser?.isConnected() ?? false,
+        blocked: blockedOf()
       }
     })
 
@@ -369,7 +384,7 @@ const hostRulesConfig = Config.string("SIFT_HOST_RESOLVER_RULES").pipe(
   Config.withDefault(HostRules.empty)
 )
 
-/** The pool configured from the environment: `SIFT_CHROMIUM_PATH`, `SIFT_BROWSER_WS_ENDPOINT`, `SIFT_BROWSER_GUARD_HOST`, `SIFT_BROWSER_POOL_SIZE`, and the Fetcher's `SIFT_ALLOW_PRIVATE_TARGETS`, `SIFT_PROXY_URL`, `SIFT_COUNTRY_PROXIES`, `SIFT_HOST_RESOLVER_RULES`, `SIFT_USER_AGENT`. */
+/** The pool configured from the environment: `SIFT_CHROMIUM_PATH`, `SIFT_BROWSER_WS_ENDPOINT`, `SIFT_BROWSER_GUARD_HOST`, `SIFT_BROWSER_POOL_SIZE`, `SIFT_BROWSER_BLOCK_TRACKERS`, and the Fetcher's `SIFT_ALLOW_PRIVATE_TARGETS`, `SIFT_PROXY_URL`, `SIFT_COUNTRY_PROXIES`, `SIFT_HOST_RESOLVER_RULES`, `SIFT_USER_AGENT`. */
 export const layerConfig: Layer.Layer<BrowserPool, ConfigError.ConfigError> = Layer.unwrapEffect(
   Effect.map(
     Config.all({
@@ -381,7 +396,8 @@ export const layerConfig: Layer.Layer<BrowserPool, ConfigError.ConfigError> = La
       proxyUrl: Config.option(Config.redacted("SIFT_PROXY_URL")),
       countryProxies,
       hostRules: hostRulesConfig,
-      userAgent: Config.string("SIFT_USER_AGENT").pipe(Config.withDefault(Fetcher.DEFAULT_USER_AGENT))
+      userAgent: Config.string("SIFT_USER_AGENT").pipe(Config.withDefault(Fetcher.DEFAULT_USER_AGENT)),
+      blockTrackers: Config.boolean("SIFT_BROWSER_BLOCK_TRACKERS").pipe(Config.withDefault(true))
     }),
     (config) =>
       layer({

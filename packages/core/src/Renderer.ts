@@ -33,6 +33,12 @@ export interface RenderOptions {
   readonly keepBody?: boolean | undefined
   /** Longest wait for the network to go quiet after load (default 2000 ms). */
   readonly networkIdleCapMs?: number | undefined
+  /**
+   * Longest wait, after the document is parsed, for its resources (default 10 s, or a third of the request's timeout):
+   * then the page is read as it stands, complete. Third-party requests that have not answered within 500 ms are not
+   * waited for at all.
+   */
+  readonly loadWaitMs?: number | undefined
 }
 
 /** Where the DOM stood when it was read. @category models */
@@ -135,6 +141,8 @@ export const optionsOf = (request: ScrapeRequest.ScrapeRequest): RenderOptions =
     dismissCookies: shared?.dismissCookies,
     dismissPopups: shared?.dismissPopups,
     actions: shared?.actions,
-    keepBody: request.wants("bytes")
+    keepBody: request.wants("bytes"),
+    // Inside the request's deadline, leaving the rest for waits, actions and the outputs.
+    loadWaitMs: Math.min(10_000, Math.floor(request.timeoutMs / 3))
   }
 }

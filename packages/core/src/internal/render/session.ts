@@ -3,7 +3,7 @@
  * actions. The page is closed by the pool's scope (context close), whatever happens.
  */
 import { Effect, type Scope } from "effect"
-import type { Page, Response } from "playwright-core"
+import type { Page, Request, Response } from "playwright-core"
 import * as Actions from "../../Actions.js"
 import type * as BrowserPool from "../../BrowserPool.js"
 import { InvalidRequest, WebsiteError } from "../../Errors.js"
@@ -13,9 +13,13 @@ import { inlineFrames } from "./frames.js"
 import { documentHtml } from "./document.js"
 import { withBackgroundSizes } from "./images.js"
 import { collectImages, settleAnimations } from "./settle.js"
+import * as Trackers from "./trackers.js"
 
 // Functions passed to `page.evaluate` run in the browser; these names are the page's globals (core has no DOM types).
 declare const document: any
+
+/** The longest wait for a page's resources after its document is parsed, when the options name none. */
+export const DEFAULT_LOAD_WAIT_MS = 10_000
 
 /** Viewport of a request: omitted 1920x1080; a missing dimension 1440 or 900 (decisions §2). */
 export const viewportOf = (viewport: Renderer.RenderOptions["viewport"]) =>
@@ -45,19 +49,64 @@ const navigationError = (url: string, error: unknown, lease: BrowserPool.Lease, 
   return new WebsiteError({ reason: "Unreachable", url, detail: `in the browser: ${text}` })
 }
 
-/** Waits until no request has been in flight for 100 ms, or the cap passes; at once when nothing is in flight. */
-const networkIdle = (page: Page, inFlight: () => number, capMs: number): Promise<void> =>
+/** How long a third-party request may go unanswered before the page is read without it. */
+export const THIRD_PARTY_GRACE_MS = 500
+
+/**
+ * The requests of a page in flight, by whether they are of the page's own site. A third-party request that has not
+ * answered within `THIRD_PARTY_GRACE_MS` is stalled: the page is read without waiting for it.
+ */
+const trackRequests = (page: Page, pageUrl: string) => {
+  const site = siteOfUrl(pageUrl)
+  const open = new Map<Request, { readonly sameSite: boolean; readonly since: number; answered: boolean }>()
+  page.on("request", (request) => open.set(request, { sameSite: siteOfUrl(request.url()) === site, since: Date.now(), answered: false }))
+  page.on("response", (response) => {
+    const entry = open.get(response.request())
+    if (entry !== undefined) entry.answered = true
+  })
+  page.on("requestfinished", (request) => open.delete(request))
+  page.on("requestfailed", (request) => open.delete(request))
+  return {
+    /** Requests still awaited: same-site ones, and third-party ones that answered or are younger than the grace. */
+    awaited: (now: number) => {
+      let n = 0
+      for (const entry of open.values()) if (entry.sameSite || entry.answered || now - entry.since < THIRD_PARTY_GRACE_MS) n++
+      return n
+    }
+  }
+}
+
+const siteOfUrl = (url: string): string | undefined => {
+  try {
+    return Trackers.siteOf(new URL(url).hostname)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Waits, after the document is parsed, until what the page needs is in: no awaited request (see `trackRequests`)
+ * for 100 ms (at once after the `load` event). Bounded twice: `idleCapMs` after the `load` event, and `loadWaitMs` in all (then the page is read as it stands).
+ */
+const settled = (
+  page: Page,
+  awaited: (now: number) => number,
+  loaded: () => number | undefined,
+  options: { readonly idleCapMs: number; readonly loadWaitMs: number }
+): Promise<void> =>
   new Promise((resolve) => {
-    const deadline = Date.now() + capMs
+    const started = Date.now()
     let quietSince = 0
     const tick = () => {
-      if (page.isClosed() || Date.now() >= deadline) return resolve()
-      if (inFlight() > 0) quietSince = 0
-      else if (quietSince === 0) quietSince = Date.now()
-      else if (Date.now() - quietSince >= 100) return resolve()
+      const now = Date.now()
+      const loadedAt = loaded()
+      if (page.isClosed() || now - started >= options.loadWaitMs || (loadedAt !== undefined && now - loadedAt >= options.idleCapMs)) return resolve()
+      if (awaited(now) > 0) quietSince = 0
+      else if (loadedAt !== undefined) return resolve()
+      else if (quietSince === 0) quietSince = now
+      else if (now - quietSince >= 100) return resolve()
       setTimeout(tick, 25)
     }
-    if (inFlight() <= 0) return resolve()
     tick()
   })
 
@@ -73,14 +122,13 @@ export const openSession = (
       try: () => lease.context.newPage(),
       catch: (error) => new WebsiteError({ reason: "Unreachable", url: options.url, detail: `the browser failed: ${errorText(error)}` })
     })
-    let inFlight = 0
     const hops: Array<string> = [options.url]
     page.on("request", (request) => {
-      inFlight++
       if (request.isNavigationRequest() && request.frame() === page.mainFrame()) hops.push(request.url())
     })
-    page.on("requestfinished", () => inFlight--)
-    page.on("requestfailed", () => inFlight--)
+    const requests = trackRequests(page, options.url)
+    let loadedAt: number | undefined
+    page.on("load", () => loadedAt ??= Date.now())
     let crashed = false
     page.on("crash", () => crashed = true)
     let response: Response | null = null
@@ -128,8 +176,12 @@ export const openSession = (
     }
 
     const loadPage = async (): Promise<Renderer.RenderedPage> => {
-      response = await page.goto(options.url, { waitUntil: "load", timeout: 0 })
-      await networkIdle(page, () => inFlight, options.networkIdleCapMs ?? 2_000)
+      // The parsed document, then its same-site resources; never the `load` event of a third party that does not answer.
+      response = await page.goto(options.url, { waitUntil: "domcontentloaded", timeout: 0 })
+      await settled(page, requests.awaited, () => loadedAt, {
+        idleCapMs: options.networkIdleCapMs ?? 2_000,
+        loadWaitMs: options.loadWaitMs ?? DEFAULT_LOAD_WAIT_MS
+      })
       const waitFor = options.waitFor ?? (options.includeFrames === true ? 2_000 : 500)
       if (typeof waitFor === "string") {
         await page.waitForSelector(waitFor, { state: "attached", timeout: 0 })

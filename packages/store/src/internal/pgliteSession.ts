@@ -202,7 +202,8 @@ export const open = async (dataDir: string, settings: Settings = defaultSettings
   const memory = dataDir === "memory://"
   let copy: Uint8Array | undefined
   // Each database gets its own copy of the template's bytes, handed over (the cached one stays whole).
-  if (memory) copy = (await template(pglitePath, params)).slice()
+  // (A Buffer's slice() is a view of the same memory: transferring it would detach the cached template.)
+  if (memory) copy = new Uint8Array(await template(pglitePath, params))
   else if (!existsSync(join(dataDir, "PG_VERSION"))) await runInit(pglitePath, dataDir, params)
   const worker = new Worker(workerSource, {
     eval: true,

@@ -62,6 +62,9 @@ describe("NaicsClassifier", () => {
     const group = top(company("Castellane Group", "The Castellane family's group owns five boutique hotels, three restaurants and a vineyard.",
       ["Each hotel and restaurant is run by its own management team.", "From our head office we fund growth and provide finance and legal services to our companies."]))
     expect(group[0]!.code).toBe("551112")
+    const bank = top(company("Lone Oak Financial Corporation", "Lone Oak Financial Corporation is a financial holding company and the parent of Lone Oak Bank.",
+      ["Through its subsidiaries the company offers commercial and consumer banking in Texas.", "Our companies: Lone Oak Bank and Lone Oak Wealth Advisors."]))
+    expect(bank[0]!.code).toBe("551111")
   })
 
   it("reads the about page closely when the homepage is ambiguous: a dairy farm with an ice cream parlor is a dairy farm", () => {

@@ -25,6 +25,8 @@ export interface Model {
   readonly wholesale: number
   /** Sells used goods: pre-owned, vintage, consignment. */
   readonly used: number
+  /** Names a bank as its own (bancorp, bank holding, bank subsidiary). */
+  readonly bank: number
   /** Priced items that are goods or dishes (not plans per month). */
   readonly pricedItems: number
 }
@@ -37,7 +39,7 @@ const commerceCues = [
   /\bships?\b/, /\bbest ?sellers?\b/, /\bnew (?:arrivals|in)\b/, /\bsale\b/, /\bfinancing\b/, /\bshowrooms?\b/
 ]
 const makingCues = [
-  /\b(?:we|our \w+) (?:make|makes|made|craft|brew|distill|roast|forge|bake|pour|throw|build|mix|sew|knit|weave|mill|mash|ferment|culture|wedge|melt|print|churn|cut and sew|set type)\b/,
+  /\b(?:we|our \w+) (?:make|makes|made|craft|brew|distill|roast|forge|bake|pour|throw|build|mix|sew|knit|weave|mill|mash|ferment|culture|wedge|melt|print|churn|cut and sew|set type|press|presses)\b/,
   /\bhand[- ]?(?:made|poured|forged|thrown|crafted|built|tied|dyed|sewn)\b/, /\bmade (?:by hand|in our|here|on site|from scratch|to order)\b/,
   /\bsmall[- ]batch(?:es)?\b/, /\bfrom scratch\b/, /\bbuilt by hand\b/, /\bgrain to glass\b/, /\bbean to bar\b/,
   /\bour (?:workshop|studio|factory|plant|mill|forge|roastery|creamery|distillery|brewhouse|smiths|cheesemakers|bakers|woodworkers|kitchen|caves|still)\b/,
@@ -52,7 +54,7 @@ const softwareCues = [
 const agencyCues = [
   /\b(?:development|digital|software) agency\b/, /\bhire (?:us|our)\b/, /\bour (?:engineers|developers)\b/, /\bcase stud(?:y|ies)\b/,
   /\bdedicated (?:team|squad)\b/, /\bfixed[- ]price\b/, /\b(?:design and build|we build|builds) (?:custom |their |your )?(?:web|mobile|software|apps?|booking|websites?|products?)\b/,
-  /\bcode you own\b/, /\bsprints?\b/
+  /\bcode you own\b/, /\bsprints?\b/, /\b(?:design|build|design and build|designed and built) (?:your|their|custom) (?:site|website|app|store)s?\b/
 ]
 const hostingCues = [/\bhosting\b/, /\bdata cent(?:er|re)s?\b/, /\bservers?\b/, /\buptime\b/, /\bbackups?\b/, /\bcdn\b/]
 const holdingCues = [
@@ -65,7 +67,9 @@ const wholesaleCues = [
   /\bwholesale(?:rs?)?\b/, /\bdistributors?\b/, /\bdistribution cent(?:er|re)s?\b/, /\b(?:trade|contractor|dealer) accounts?\b/, /\bnet[- ]30\b/,
   /\bbranches\b/, /\bwarehouses?\b/, /\b(?:we )?(?:stock|supply|distribute)s? [\d,]+ (?:products|items|skus)\b/, /\bto (?:retailers|grocers|contractors|hospitals|clinics|restaurants|dealers)\b/
 ]
-const usedCues = [/\bpre[- ]?(?:loved|owned)\b/, /\bvintage\b/, /\bconsign(?:ment|ed)?\b/, /\bsecond[- ]?hand\b/, /\bthrift\b/, /\bused (?:cars?|vehicles?|goods|clothing|books|furniture)\b/]
+const usedCues = [/\bpre[- ]?(?:loved|owned)\b/, /\bvintage\b/, /\bconsign(?:ment|ed)?\b/, /\bsecond[- ]?hand\b/, /\bthrift\b/, /\bused (?:cars?|vehicles?|goods|clothing|books|furniture)\b/, /\bantiques?\b/]
+
+const bankCues = [/\bbancorp\b|\bbancshares\b|\bbancorporation\b/, /\b(?:bank|financial) holding company\b/, /\bparent (?:company )?of [\w\s]{0,30}\bbank\b/, /\bbank subsidiar(?:y|ies)\b/]
 
 /** A price per period or per unit of use: a plan or a rate, not a good. */
 const planPrice = /\/(?:month|mo|year|yr|user|unit|vehicle|location|day|night|week|visit|hour|ton|lb)\b|\bper\b/
@@ -92,6 +96,7 @@ export const modelOf = (evidence: CompanyEvidence): Model => {
     holding: count(text, holdingCues),
     wholesale: count(text, wholesaleCues),
     used: count(text, usedCues),
+    bank: count(text, bankCues),
     pricedItems
   }
 }
@@ -133,6 +138,7 @@ const families: ReadonlyArray<Family> = [
   family("459910", "311111", "424490", "dog food|cat food|pet food|kibble|treat|leash|bully stick|dog wash|litter|chew"),
   family("445298", "311920", "424490", "coffee bean|whole bean|single origin|espresso blend|house blend|green coffee|coffee subscription"),
   family("445298", "311513", "424430", "cheese|cheddar|curd|brie|gouda|alpine wheel"),
+  family("445298", "311224", "424490", "olive oil|evoo|extra virgin|infused oil"),
   family("459420", "339999", "424990", "candle|wax melt|wick"),
   family("456120", "325611", "424690", "soap|bar soap|body wash|lotion|lip balm"),
   family("449129", "332215", "423710", "knife|knive|chef's knife|blade|paring knife|cleaver"),
@@ -196,7 +202,8 @@ export const adjustments = (evidence: CompanyEvidence): Adjustments => {
   }
   // A group that owns companies: the group's own activity is holding them.
   if (m.holding >= 3) {
-    add(bonus, "551112", 3 * m.holding)
+    // A bank's parent is a bank holding company.
+    add(bonus, m.bank >= 1 ? "551111" : "551112", 3 * m.holding)
     factor.push(["31", 0.7], ["32", 0.7], ["33", 0.7], ["72", 0.7], ["62", 0.7], ["44", 0.7], ["45", 0.7], ["48", 0.7], ["21", 0.8], ["23", 0.8])
   }
   // A shop: cart, shipping and "shop now" cues, or priced goods with at least one of them (a priced menu is not a shop).
@@ -206,6 +213,8 @@ export const adjustments = (evidence: CompanyEvidence): Adjustments => {
   // A distributor sells to businesses what others make: the merchant wholesalers' codes over the makers' and users'.
   if (m.wholesale >= 3 && !shop && !makes) factor.push(["42", 1.5], ["31", 0.8], ["32", 0.8], ["33", 0.8])
   const strengths = familyStrengths(evidence)
+  // Used goods in a shop, whatever they are (antiques, vintage, consignment): the used-merchandise retailer.
+  if (shop && m.used >= 1 && ![...strengths.keys()].some((f) => f.retail === "441110")) add(bonus, "459510", 2 * m.used)
   for (const [f, strength] of strengths) {
     const s = Math.min(strength, 12)
     if (makes && f.maker !== undefined) {

@@ -6,6 +6,7 @@
  */
 import { Context, Effect, Layer, Option } from "effect"
 import { LRUCache } from "lru-cache"
+import type { ScrapeRequest } from "./ScrapeRequest.js"
 
 /** A stored value and when it was stored (epoch milliseconds). */
 export interface CacheEntry {
@@ -20,6 +21,13 @@ export class Cache extends Context.Tag("@sift/core/Cache")<Cache, {
   /** Stores `value` under `key`, replacing what was there. */
   readonly set: (key: string, value: Uint8Array) => Effect.Effect<void>
 }>() {}
+
+/**
+ * The cache rule, for pages and screenshots alike: a zero-data-retention request neither reads nor writes a cache, nor
+ * does one with forwarded headers (they may change what the site shows, and must not be kept).
+ */
+export const usesCache = (request: ScrapeRequest): boolean =>
+  request.zdr !== "enabled" && Object.keys(request.sharedParams?.headers ?? {}).length === 0
 
 /** Options of the in-memory cache. */
 export interface MemoryOptions {

@@ -8,7 +8,7 @@ import { Clock, Context, Effect, Exit, Option, type Scope } from "effect"
 import type { Root } from "hast"
 import { createHash } from "node:crypto"
 import type * as Actions from "./Actions.js"
-import { Cache, type CacheEntry } from "./Cache.js"
+import { Cache, type CacheEntry, usesCache } from "./Cache.js"
 import type * as Convert from "./Convert.js"
 import * as ContentFilter from "./ContentFilter.js"
 import * as Deadline from "./Deadline.js"
@@ -57,9 +57,6 @@ export const cacheKey = (request: ScrapeRequest.ScrapeRequest): string =>
     .update(JSON.stringify([request.url, request.sharedParams?.country?.toLowerCase() ?? null]))
     .digest("hex")
 
-/** The cache rule: caching is off for zero-data-retention requests and for requests with forwarded headers. */
-export const usesCache = (request: ScrapeRequest.ScrapeRequest): boolean =>
-  request.zdr !== "enabled" && Object.keys(request.sharedParams?.headers ?? {}).length === 0
 
 const fetchPage = (request: ScrapeRequest.ScrapeRequest): Effect.Effect<LoadedPage, WebsiteError | InvalidRequest, Fetcher> =>
   Effect.gen(function*() {

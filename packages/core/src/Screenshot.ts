@@ -8,7 +8,7 @@
 import { Clock, Effect, Option } from "effect"
 import { createHash } from "node:crypto"
 import sharp from "sharp"
-import { Cache } from "./Cache.js"
+import { Cache, usesCache } from "./Cache.js"
 import { ContentError, InvalidRequest, type WebsiteError } from "./Errors.js"
 import { frame, unframe } from "./internal/cacheFrame.js"
 import { viewportOf } from "./internal/render/session.js"
@@ -197,13 +197,11 @@ export interface CacheOutcome {
 }
 
 /**
- * Whether a request may read and write the screenshot cache: not with zero data retention, forwarded headers (they
- * may change what the site shows, and must not be kept) or actions (decisions §3: actions bypass the cache).
+ * Whether a request may read and write the screenshot cache: when the cache rule allows it (`Cache.usesCache`) and
+ * it runs no actions (decisions §3: actions bypass the cache).
  */
 export const cacheable = (request: ScrapeRequest.ScrapeRequest): boolean =>
-  request.zdr !== "enabled" &&
-  Object.keys(request.sharedParams?.headers ?? {}).length === 0 &&
-  (request.sharedParams?.actions?.length ?? 0) === 0
+  usesCache(request) && (request.sharedParams?.actions?.length ?? 0) === 0
 
 /** JSON with object keys sorted, so equal options give equal keys whatever order they were written in. */
 const canonical = (value: unknown): string =>

@@ -132,9 +132,9 @@ describe("Pipeline.runMemoized", () => {
         expect(two.result.metadata).not.toBe(one.result.metadata)
         expect(fetches()).toBe(before + 2)
       }
-      expect(Pipeline.usesCache(decode({ url, formats: { markdown: true } }))).toBe(true)
-      expect(Pipeline.usesCache(decode(cases[0].input))).toBe(false)
-      expect(Pipeline.usesCache(decode(cases[1].input))).toBe(false)
+      expect(Cache.usesCache(decode({ url, formats: { markdown: true } }))).toBe(true)
+      expect(Cache.usesCache(decode(cases[0].input))).toBe(false)
+      expect(Cache.usesCache(decode(cases[1].input))).toBe(false)
     }).pipe(Effect.scoped, Effect.provide(live)))
 
   it.live("each request reads the page cache once, also when its remembered outcome is stale", () =>

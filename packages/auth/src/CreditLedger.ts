@@ -132,10 +132,10 @@ export class CreditLedger extends Effect.Service<CreditLedger>()("@sift/auth/Cre
      * order first (an init plan of the update), so two replicas' groups never deadlock; the commit made to wait for the
      * WAL. One row per organization charged (and one with nulls when none is).
      */
-    const charging = (items: ReadonlyArray<{ reservation_id: string; org_id: string; request_id: string; credits: number }>) =>
+    const charging = (items: ReadonlyArray<{ reservation_id: string; org_id: string; request_id: string; credits: number }>, inline = false) =>
       sql<{ id: string | null; credits_remaining: string | number | null }>`
         WITH c AS (
-          SELECT * FROM json_to_recordset(${JSON.stringify(items)}::json) AS t(reservation_id text, org_id text, request_id text, credits bigint)
+          SELECT * FROM json_to_recordset(${inline ? literalJson(items) : JSON.stringify(items)}::json) AS t(reservation_id text, org_id text, request_id text, credits bigint)
         ),
         locked AS MATERIALIZED (SELECT id FROM organizations WHERE id IN (SELECT org_id FROM c) ORDER BY id FOR UPDATE),
         released AS (DELETE FROM credit_reservations WHERE id IN (SELECT reservation_id FROM c) RETURNING org_id, credits),
@@ -150,6 +150,42 @@ export class CreditLedger extends Effect.Service<CreditLedger>()("@sift/auth/Cre
         ),
         events AS (INSERT INTO credit_events (org_id, request_id, credits) SELECT org_id, request_id, credits FROM c WHERE credits > 0)
         SELECT charged.id, charged.credits_remaining FROM (SELECT ${GroupCommit.synchronousCommit(sql)} AS durable) d LEFT JOIN charged ON true`
+
+    /** A JSON value as a string literal, for a statement sent without parameters (`E'…'` reads alike whatever the server's settings). */
+    const literalJson = (value: unknown) => sql.literal(`E'${JSON.stringify(value).replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`)
+
+    /**
+     * `settle` in a transaction of its own: `BEGIN` and the charges go as one message (no parameters, so PostgreSQL
+     * takes both at once), then the caller's statement, then `COMMIT`: three round trips for the group.
+     */
+    const settleOwn = (charges: ReadonlyArray<Charge>, alongside: (remaining: ReadonlyArray<number>) => Fragment) =>
+      Effect.scoped(Effect.gen(function*() {
+        const connection = yield* sql.reserve
+        const items = charges.map(itemOf)
+        const [text] = charging(items, true).compile()
+        yield* Effect.onError(
+          Effect.gen(function*() {
+            const results = yield* connection.executeUnprepared(`BEGIN; ${text}`, [], undefined)
+            const rows = results[1] as ReadonlyArray<{ id: string | null; credits_remaining: string | number | null }>
+            // The caller's statement on this connection, inside the transaction.
+            yield* Effect.provideService(sql`${alongside(balancesOf(items, rows))}`, SqlClient.TransactionConnection, [connection, 1])
+            yield* connection.executeUnprepared("COMMIT", [], undefined)
+          }),
+          () => Effect.ignore(connection.executeUnprepared("ROLLBACK", [], undefined))
+        )
+      }))
+
+    /** `settle` as statements of a transaction (the caller's, when there is one). */
+    const settleIn = (charges: ReadonlyArray<Charge>, alongside: (remaining: ReadonlyArray<number>) => Fragment): Effect.Effect<void, SqlError> =>
+      sql.withTransaction(Effect.gen(function*() {
+        if (charges.length === 0) {
+          yield* sql`SELECT ${GroupCommit.synchronousCommit(sql)} AS durable`
+          return yield* sql`${alongside([])}`
+        }
+        const items = charges.map(itemOf)
+        const rows = yield* charging(items)
+        return yield* sql`${alongside(balancesOf(items, rows))}`
+      })).pipe(Effect.asVoid)
 
     const itemOf = (charge: Charge) => ({
       reservation_id: charge.reservation.id,
@@ -215,19 +251,14 @@ export class CreditLedger extends Effect.Service<CreditLedger>()("@sift/auth/Cre
         Effect.map(commits.submit(itemOf({ reservation, credits: charge.credits, requestId: charge.requestId })), (remaining) => ({ remaining })),
       /**
        * Charges a group of requests and writes `alongside` (a statement, given each charge's remaining balance in
-       * order) in one transaction: all of it is durable when this completes, or none of it. Two statements: the
-       * charges (the organizations' rows locked in id order, so two replicas' groups never deadlock), then `alongside`.
+       * order) in one transaction: all of it is durable when this completes, or none of it. Three round trips for the
+       * group: `BEGIN` with the charges (the organizations' rows locked in id order, so two replicas' groups never
+       * deadlock), `alongside`, `COMMIT`.
        */
       settle: (charges: ReadonlyArray<Charge>, alongside: (remaining: ReadonlyArray<number>) => Fragment): Effect.Effect<void, SqlError> =>
-        sql.withTransaction(Effect.gen(function*() {
-          if (charges.length === 0) {
-            yield* sql`SELECT ${GroupCommit.synchronousCommit(sql)} AS durable`
-            return yield* sql`${alongside([])}`
-          }
-          const items = charges.map(itemOf)
-          const rows = yield* charging(items)
-          return yield* sql`${alongside(balancesOf(items, rows))}`
-        })).pipe(Effect.asVoid),
+        Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (outer) =>
+          // Inside a caller's transaction (or with nothing to charge) its statements are added to that transaction.
+          outer._tag === "None" && charges.length > 0 ? Effect.uninterruptible(settleOwn(charges, alongside)) : settleIn(charges, alongside)),
       /** Only the embedded ledger keeps charges in memory for a redo journal. */
       journal: undefined as Embedded.JournalPart | undefined,
       /** Releases a reservation without charging. */

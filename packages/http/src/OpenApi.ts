@@ -1,12 +1,27 @@
 /**
  * The OpenAPI 3.1 document served at `/v1/openapi.json`, generated from the same Schemas that validate requests and
- * shape results (`JSONSchema.make`), so the document cannot drift from the code.
+ * shape results (`JSONSchema`), so the document cannot drift from the code: each endpoint's query Schema gives
+ * its parameters (`queryParameters`) and summary, its body Schema its request body. Routes at the root (MCP, OAuth,
+ * agent registration, probes) are documented with their own server `/`.
  *
  * @since 0.1.0
  */
-import { Convert, ParseDocument, ScrapeRequest, ScrapeResult } from "@sift/core"
+import { Convert, ParseDocument, ScrapeResult } from "@sift/core"
 import { MonitorSpec } from "@sift/monitors"
-import { JSONSchema, Schema } from "effect"
+import { JSONSchema, Option, Schema, SchemaAST } from "effect"
+import * as Admin from "./Admin.js"
+import * as Images from "./Images/Http.js"
+import * as Logs from "./Logs/Http.js"
+import * as Monitors from "./Monitors/Http.js"
+import * as Naics from "./Naics/Http.js"
+import * as Parse from "./Parse/Http.js"
+import * as QueryParams from "./QueryParams.js"
+import * as Bytes from "./Scrape/Bytes.js"
+import * as Html from "./Scrape/Html.js"
+import * as Scrape from "./Scrape/Http.js"
+import * as Markdown from "./Scrape/Markdown.js"
+import * as Screenshot from "./Screenshot/Http.js"
+import * as Urls from "./Urls/Http.js"
 
 const ErrorBody = Schema.Struct({
   request_id: Schema.UUID,
@@ -25,20 +40,56 @@ const ParseResponse = Schema.Struct({
   key_metadata: Schema.Struct({ credits_consumed: Schema.Int, credits_remaining: Schema.Int })
 })
 
-const queryParam = (name: string, type: string, description: string, required = false) => ({
-  name,
-  in: "query",
-  required,
-  description,
-  schema: { type }
-})
-
 const pathParam = (name: string) => ({ name, in: "path", required: true, schema: { type: "string" } })
-const listQuery = [queryParam("limit", "integer", "1 to 100, default 25"), queryParam("cursor", "string", "next_cursor of the previous page")]
-const free = (summary: string, parameters: ReadonlyArray<unknown> = [], body?: unknown) => ({
+
+// Every named schema of the document (`identifier`s: HttpUrl, Int, ...) once, in components.schemas.
+const definitions: Record<string, JSONSchema.JsonSchema7> = {}
+const jsonSchema = (schema: Schema.Schema.Any | SchemaAST.AST): Record<string, unknown> => {
+  const { $schema: _, ...json } = JSONSchema.fromAST(Schema.isSchema(schema) ? schema.ast : schema, {
+    definitions,
+    definitionPath: "#/components/schemas/",
+    target: "openApi3.1"
+  }) as unknown as Record<string, unknown>
+  return json
+}
+
+/** The JSON Schema of a query member's decoded value (its `jsonSchema` annotation first), without `undefined`. */
+const memberSchema = (ast: SchemaAST.AST): Record<string, unknown> => {
+  const annotated = SchemaAST.getJSONSchemaAnnotation(ast)
+  if (Option.isSome(annotated)) return annotated.value as Record<string, unknown>
+  const documented = ast.annotations[QueryParams.DocumentedAs] as Schema.Schema.Any | undefined
+  if (documented !== undefined) return jsonSchema(documented)
+  let type = SchemaAST.typeAST(ast)
+  // A member's own checks (`QueryParams.check`) refine "value or undefined"; their limits are in its description.
+  while (SchemaAST.isRefinement(type)) type = type.from
+  const defined = SchemaAST.isUnion(type) ? type.types.filter((member) => !SchemaAST.isUndefinedKeyword(member)) : [type]
+  return jsonSchema(defined.length === 1 ? defined[0]! : SchemaAST.Union.make(defined))
+}
+
+/** An endpoint's query Schema (a `Schema.Struct`) as OpenAPI parameters: required ones first, objects as deep objects. */
+export const queryParameters = (query: Schema.Schema.Any) =>
+  SchemaAST.getPropertySignatures(query.ast)
+    .map((member) => {
+      const schema = memberSchema(member.type)
+      const description = Option.getOrUndefined(SchemaAST.getDescriptionAnnotation(member.type))
+      return {
+        name: String(member.name),
+        in: "query",
+        required: !member.isOptional,
+        ...(description === undefined ? {} : { description }),
+        ...(schema.type === "object" ? { style: "deepObject", explode: true } : {}),
+        schema: JSON.parse(JSON.stringify({ ...schema, description: undefined, title: undefined }))
+      }
+    })
+    .sort((a, b) => Number(b.required) - Number(a.required))
+
+const summaryOf = (schema: Schema.Schema.Any) => Option.getOrElse(SchemaAST.getDescriptionAnnotation(schema.ast), () => "")
+const bodyOf = (schema: Schema.Schema.Any) => ({ required: true, content: { "application/json": { schema: jsonSchema(Schema.encodedSchema(schema)) } } })
+
+const free = (summary: string, parameters: ReadonlyArray<unknown> = [], body?: Schema.Schema.Any) => ({
   summary,
   parameters,
-  ...(body === undefined ? {} : { requestBody: { required: true, content: { "application/json": { schema: body } } } }),
+  ...(body === undefined ? {} : { requestBody: bodyOf(body) }),
   responses: { "200": { description: "OK" }, "404": { $ref: "#/components/responses/Error" }, "409": { $ref: "#/components/responses/Error" }, ...errors }
 })
 
@@ -51,68 +102,40 @@ const errors = {
   "500": { $ref: "#/components/responses/Error" }
 }
 
-const scrapeQuery = [
-  queryParam("url", "string", "The page to scrape (http or https)", true),
-  queryParam("useMainContentOnly", "boolean", "Keep only the main content"),
-  queryParam("includeSelectors", "string", "CSS selectors to keep (comma-joined list, repeated, or JSON array)"),
-  queryParam("excludeSelectors", "string", "CSS selectors to drop; exclusion wins"),
-  queryParam("maxAgeMs", "integer", "0 to 2592000000; default 86400000; 0 scrapes fresh"),
-  queryParam("waitForMs", "integer", "0 to 30000"),
-  queryParam("timeoutMS", "integer", "1 to 300000; must be at least waitForMs + 10000"),
-  queryParam("headers", "object", "Headers forwarded to the target, headers[Name]=value; bypasses the cache"),
-  queryParam("country", "string", "ISO 3166-1 alpha-2 code of the exit country"),
-  queryParam("zdr", "string", "enabled or disabled"),
-  queryParam("tags", "string", "Comma-separated, up to 20 of 1 to 50 characters")
-]
+/** A GET whose query is `query`; its summary is the Schema's description unless given. */
+const get = (query: Schema.Schema.Any, ok: string, extra: { readonly summary?: string; readonly responses?: Record<string, unknown> } = {}) => ({
+  get: {
+    summary: extra.summary ?? summaryOf(query),
+    parameters: queryParameters(query),
+    responses: { "200": { description: ok }, ...extra.responses, ...errors }
+  }
+})
 
-const screenshotQuery = [
-  queryParam("fullScreenshot", "boolean", "Capture the full page (alias fullPage)"),
-  queryParam("colorScheme", "string", "light or dark"),
-  queryParam("clearPopups", "boolean", "Dismiss popups and consent banners before capture"),
-  queryParam("handleCookiePopup", "boolean", "Dismiss the consent banner before capture"),
-  queryParam("viewport", "object", "viewport[width], viewport[height]; default 1920x1080"),
-  queryParam("scrollOffset", "integer", "0 to 100000: the viewport-high slice of the full page starting here"),
-  queryParam("waitForMs", "integer", "0 to 30000"),
-  queryParam("maxAgeMs", "integer", "0 to 2592000000; default 86400000: the oldest cached screenshot accepted; 0 renders fresh and replaces it"),
-  queryParam("timeoutOpts", "object", "{ milliseconds, behavior: fail | return-partial }"),
-  queryParam("zdr", "string", "enabled or disabled"),
-  queryParam("tags", "string", "Comma-separated, up to 20 of 1 to 50 characters")
-]
+/** Routes at the root (not under `/v1`): their own server. */
+const root = [{ url: "/" }]
+const form = (properties: Record<string, unknown>, required: ReadonlyArray<string> = []) => ({
+  required: true,
+  content: { "application/x-www-form-urlencoded": { schema: { type: "object", properties, required } } }
+})
+const text = { type: "string" }
+const plain = (name: string, description: string, required = false) => ({ name, in: "query", required, description, schema: text })
+const page = (summary: string, parameters: ReadonlyArray<unknown> = []) => ({ summary, security: [], parameters, responses: { "200": { description: "An HTML page" } } })
+const formPost = (summary: string, fields: Record<string, unknown>, required: ReadonlyArray<string> = []) => ({
+  summary,
+  security: [],
+  requestBody: form(fields, required),
+  responses: { "200": { description: "An HTML page" }, "303": { description: "To the next step" }, "400": { description: "The page with the problem" }, "403": { description: "Session expired" } }
+})
+const oauth = (summary: string, fields: Record<string, unknown>, required: ReadonlyArray<string> = []) => ({
+  summary,
+  security: [],
+  requestBody: form(fields, required),
+  responses: { "200": { description: "OK (JSON)" }, "400": { description: "An OAuth error: { error, error_description }" } }
+})
+const document200 = (summary: string) => ({ summary, security: [], responses: { "200": { description: "A JSON document" } } })
 
-const mapQuery = [
-  queryParam("domain", "string", "The site (min 3 characters)", true),
-  queryParam("includeSubdomains", "boolean", "Also URLs on subdomains (default false)"),
-  queryParam("maxLinks", "integer", "1 to 100000, default 10000"),
-  queryParam("urlRegex", "string", "RE2 pattern (max 256); only matching URLs are returned and counted"),
-  queryParam("search", "string", "2 to 200 characters: pages about the phrase, most relevant first"),
-  queryParam("sitemapUrl", "string", "Read this sitemap instead of discovering"),
-  queryParam("headers", "object", "Headers forwarded to the site, headers[Name]=value; bypasses the index"),
-  queryParam("timeoutOpts", "object", "{ milliseconds, behavior: fail | return-partial }"),
-  queryParam("tags", "string", "Comma-separated, up to 20 of 1 to 50 characters")
-]
-
-const parseQuery = [
-  queryParam("filename", "string", "The upload's file name; its extension helps detection (the file's magic bytes win)"),
-  queryParam("extension", "string", "A file extension such as pdf or docx; wins over filename"),
-  queryParam("pdfStart", "integer", "First PDF page to convert, 1-based (alias pdf[start])"),
-  queryParam("pdfEnd", "integer", "Last PDF page to convert, inclusive; not before pdfStart (alias pdf[end])"),
-  {
-    name: "pdf",
-    in: "query",
-    required: false,
-    description: "pdf[start], pdf[end]: the same page range in deep-object form",
-    style: "deepObject",
-    explode: true,
-    schema: { type: "object", properties: { start: { type: "integer", minimum: 1 }, end: { type: "integer", minimum: 1 } } }
-  },
-  queryParam("ocr", "boolean", "OCR scanned PDF pages (default false; images are always read by OCR); holds 1 credit per page of the range, 50 without one"),
-  queryParam("includeImages", "boolean", "Include images in the Markdown (default false)"),
-  queryParam("includeLinks", "boolean", "Keep link targets (default true)"),
-  queryParam("useMainContentOnly", "boolean", "Main-content extraction, for HTML uploads (default false)"),
-  queryParam("baseUrl", "string", "http(s) URL that relative links of an HTML upload resolve against"),
-  queryParam("zdr", "string", "enabled or disabled"),
-  queryParam("tags", "string", "Comma-separated, up to 20 of 1 to 50 characters")
-]
+/** The monitor and delivery operations are free (runs are charged). */
+const monitorQuery = (schema: Schema.Schema.Any, ...path: ReadonlyArray<string>) => [...path.map(pathParam), ...queryParameters(schema)]
 
 /** The OpenAPI document. */
 export const document = {
@@ -124,75 +147,35 @@ export const document = {
     "/web/scrape": {
       post: {
         summary: "Scrape one URL into any mix of formats (1 credit)",
-        requestBody: { required: true, content: { "application/json": { schema: JSONSchema.make(Schema.encodedSchema(ScrapeRequest.ScrapeRequest)) } } },
-        responses: { "200": { description: "The scrape result", content: { "application/json": { schema: JSONSchema.make(ScrapeResult.ScrapeResult) } } }, ...errors }
+        requestBody: bodyOf(Scrape.Body),
+        responses: { "200": { description: "The scrape result", content: { "application/json": { schema: jsonSchema(ScrapeResult.ScrapeResult) } } }, ...errors }
       }
     },
-    "/web/scrape/markdown": {
-      get: {
-        summary: "Scrape one URL to GitHub-flavoured Markdown (1 credit; 2 with actions)",
-        parameters: [
-          ...scrapeQuery,
-          queryParam("includeLinks", "boolean", "Keep link targets (default true)"),
-          queryParam("includeImages", "boolean", "Include images (default false)"),
-          queryParam("shortenBase64Images", "boolean", "Replace base64 images by placeholders (default true)"),
-          queryParam("includeHTML", "boolean", "Also return the HTML the Markdown came from")
-        ],
-        responses: { "200": { description: "Markdown, metadata and cache outcome" }, ...errors }
-      }
-    },
-    "/web/scrape/html": { get: { summary: "Scrape one URL to cleaned HTML (1 credit)", parameters: scrapeQuery, responses: { "200": { description: "HTML" }, ...errors } } },
-    "/web/scrape/bytes": {
-      get: {
-        summary: "Fetch the original bytes of a URL (1 credit)",
-        parameters: [queryParam("url", "string", "The URL", true), queryParam("headers", "object", "Forwarded headers"), queryParam("country", "string", "Exit country"), queryParam("timeoutMS", "integer", "1 to 300000")],
-        responses: { "200": { description: "Base64 bytes" }, ...errors }
-      }
-    },
-    "/web/scrape/images": {
-      get: {
-        summary: "List a page's images, optionally deduplicated and enriched (1 credit; 2 with actions; 5 with enrichment)",
-        parameters: [
-          ...scrapeQuery,
-          queryParam("dedupe", "boolean", "Keep the largest of visually identical images (perceptual hash)"),
-          queryParam("enrichment", "object", "enrichment[resolution|classification|hostedUrl]=true, or a comma-separated list"),
-          queryParam("actions", "string", "JSON array of browser actions (paid plans)"),
-          queryParam("timeoutOpts", "object", "{ milliseconds, behavior: fail | return-partial }")
-        ],
-        responses: { "200": { description: "Images with url, alt, width, height, classification, fileUrl" }, ...errors }
-      }
-    },
-    "/web/scrape/screenshot": {
-      get: {
-        summary: "Screenshot one URL in Chromium (1 credit)",
-        parameters: [queryParam("url", "string", "The page (http or https)", true), ...screenshotQuery],
-        responses: { "200": { description: "screenshot (data URL), width, height, url, screenshotType, finalDOMState, cache_metadata (hit for a cached screenshot)" }, ...errors }
-      }
-    },
-    "/web/screenshot": {
-      get: {
-        summary: "Screenshot a site's home page, one of its pages, or a direct URL (1 credit)",
-        parameters: [
-          queryParam("domain", "string", "The site (exactly one of domain and directUrl)"),
-          queryParam("directUrl", "string", "The exact URL to capture"),
-          queryParam("page", "string", "With domain: login, signup, blog, careers, pricing, terms, privacy or contact"),
-          ...screenshotQuery
-        ],
-        responses: { "200": { description: "screenshot (data URL), width, height, url, screenshotType, finalDOMState, cache_metadata (hit for a cached screenshot)" }, "404": { $ref: "#/components/responses/Error" }, ...errors }
-      }
-    },
+    "/web/scrape/markdown": get(Markdown.Query, "Markdown, metadata and cache outcome"),
+    "/web/scrape/html": get(Html.Query, "HTML"),
+    "/web/scrape/bytes": get(Bytes.Query, "Base64 bytes"),
+    "/web/scrape/images": get(Images.Query, "Images with url, alt, width, height, classification, fileUrl"),
+    "/web/scrape/screenshot": get(
+      Screenshot.ScrapeScreenshotQuery,
+      "screenshot (data URL), width, height, url, screenshotType, finalDOMState, cache_metadata (hit for a cached screenshot)"
+    ),
+    "/web/screenshot": get(
+      Screenshot.ScreenshotQuery,
+      "screenshot (data URL), width, height, url, screenshotType, finalDOMState, cache_metadata (hit for a cached screenshot)",
+      { responses: { "404": { $ref: "#/components/responses/Error" } } }
+    ),
     "/files/{id}": {
       get: {
         summary: "A hosted image copy (fileUrl), served for 24 hours without a key",
         security: [],
-        parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+        parameters: [pathParam("id")],
         responses: { "200": { description: "The image bytes" }, "404": { $ref: "#/components/responses/Error" } }
       }
     },
     "/parse": {
       post: {
-        summary: "Convert an uploaded file (PDF, Word, Excel, PowerPoint, CSV, HTML, text, images, ...) to Markdown (1 credit, plus 1 per page recovered by OCR)",
-        parameters: parseQuery,
+        summary: summaryOf(Parse.Query),
+        parameters: queryParameters(Parse.Query),
         requestBody: {
           required: true,
           description: `The file's raw bytes (not multipart, not JSON-wrapped), 1 byte to ${ParseDocument.MAX_BYTES} (25 MiB). Any Content-Type; a specific one is a type hint and its charset is honoured, application/octet-stream is none.`,
@@ -202,7 +185,7 @@ export const document = {
           "200": {
             description: "The Markdown and the detected document type",
             headers: { "x-parse-ocr-used": { description: "Whether OCR ran", schema: { type: "string", enum: ["true", "false"] } } },
-            content: { "application/json": { schema: JSONSchema.make(ParseResponse) } }
+            content: { "application/json": { schema: jsonSchema(ParseResponse) } }
           },
           "413": { $ref: "#/components/responses/Error" },
           "415": { $ref: "#/components/responses/Error" },
@@ -210,89 +193,43 @@ export const document = {
         }
       }
     },
-    "/web/urls": {
-      get: {
-        summary: "Map a site's URLs from the index, with title, description, keywords and language once enriched (1 credit; 2 with search)",
-        parameters: [...mapQuery, queryParam("zdr", "string", "enabled or disabled; URLs only, nothing stored")],
-        responses: { "200": { description: "The mapped URL list (Cache-Control: no-store)" }, ...errors }
-      }
-    },
-    "/web/scrape/sitemap": {
-      get: {
-        summary: "Crawl a site's sitemaps and return their page URLs (1 credit; 2 with search)",
-        parameters: mapQuery,
-        responses: { "200": { description: "URLs and sitemap crawl counts" }, ...errors }
-      }
-    },
-    "/web/naics": {
-      get: {
-        summary: "Classify a company (domain, URL or name) into NAICS 2022 codes (1 credit)",
-        parameters: [
-          queryParam("input", "string", "Domain, URL or company name (min 4 characters)", true),
-          queryParam("minResults", "integer", "1 to 10, default 1"),
-          queryParam("maxResults", "integer", "1 to 10, default 5"),
-          queryParam("timeoutOpts", "object", "{ milliseconds, behavior: fail | return-partial }"),
-          queryParam("zdr", "string", "enabled or disabled"),
-          queryParam("tags", "string", "Comma-separated, up to 20 of 1 to 50 characters")
-        ],
-        responses: { "200": { description: "Ranked codes with confidence" }, "503": { $ref: "#/components/responses/Error" }, ...errors }
-      }
-    },
-    "/logs": {
-      get: {
-        summary: "List the organization's request logs, newest first (0 credits)",
-        parameters: ["from", "to", "path", "key_id", "status_code", "error_code", "errors_only", "tags", "search", "page", "limit", "snapshot"].map((name) =>
-          queryParam(name, name === "status_code" || name === "page" || name === "limit" ? "integer" : name === "errors_only" ? "boolean" : "string", name)
-        ),
-        responses: { "200": { description: "A page of log entries" }, ...errors }
-      }
-    },
+    "/web/urls": get(Urls.Query, "The mapped URL list (Cache-Control: no-store)", {
+      summary: "Map a site's URLs from the index, with title, description, keywords and language once enriched (1 credit; 2 with search)"
+    }),
+    "/web/scrape/sitemap": get(Urls.Query, "URLs and sitemap crawl counts", { summary: "Crawl a site's sitemaps and return their page URLs (1 credit; 2 with search)" }),
+    "/web/naics": get(Naics.Query, "Ranked codes with confidence", {
+      summary: "Classify a company (domain, URL or name) into NAICS 2022 codes (1 credit)",
+      responses: { "503": { $ref: "#/components/responses/Error" } }
+    }),
+    "/logs": get(Logs.Query, "A page of log entries (X-Service-Logs-Snapshot header)"),
     "/monitors": {
-      post: free("Create a monitor; answers it with initial_run_id (0 credits; runs are charged)", [], JSONSchema.make(MonitorSpec.CreateBody)),
-      get: free("List monitors, newest first", [
-        ...listQuery,
-        queryParam("q", "string", "Search text (1 to 200 characters)"),
-        queryParam("search_by", "string", "Comma-separated: name, url, instructions, tags"),
-        queryParam("search_type", "string", "prefix (default) or exact"),
-        queryParam("status", "string", "active, paused or failed"),
-        queryParam("target_type", "string", "page, sitemap or extract"),
-        queryParam("change_detection_type", "string", "exact or semantic"),
-        queryParam("tag", "string", "One tag"),
-        queryParam("tags", "string", "Comma-separated; any of")
-      ])
+      post: free("Create a monitor; answers it with initial_run_id (0 credits; runs are charged)", [], MonitorSpec.CreateBody),
+      get: free("List monitors, newest first", queryParameters(Monitors.ListQuery))
     },
     "/monitors/limits": { get: free("Monitors used and allowed on the plan") },
-    "/monitors/credit-usage": { get: free("Credits of monitor runs per monitor", [queryParam("since", "string", "ISO 8601"), queryParam("until", "string", "ISO 8601")]) },
-    "/monitors/runs": { get: free("Runs of every monitor, newest first", [...listQuery, queryParam("status", "string", "queued, running, completed, failed or skipped")]) },
-    "/monitors/changes": {
-      get: free("Changes of every monitor, newest first", [
-        ...listQuery,
-        queryParam("monitor_id", "string", "One monitor"),
-        queryParam("since", "string", "ISO 8601"),
-        queryParam("until", "string", "ISO 8601"),
-        queryParam("tag", "string", "One tag"),
-        queryParam("target_type", "string", "page, sitemap or extract"),
-        queryParam("change_detection_type", "string", "exact or semantic")
-      ])
-    },
+    "/monitors/credit-usage": { get: free("Credits of monitor runs per monitor", queryParameters(Monitors.CreditUsageQuery)) },
+    "/monitors/runs": { get: free("Runs of every monitor, newest first", queryParameters(Monitors.RunsQuery)) },
+    "/monitors/changes": { get: free("Changes of every monitor, newest first", queryParameters(Monitors.ChangesQuery)) },
     "/monitors/changes/{change_id}": { get: free("One change in full", [pathParam("change_id")]) },
     "/monitors/{monitor_id}": {
       get: free("A monitor with its baseline", [pathParam("monitor_id")]),
-      patch: free("Update a monitor", [pathParam("monitor_id")], JSONSchema.make(MonitorSpec.UpdateBody)),
+      patch: free("Update a monitor", [pathParam("monitor_id")], MonitorSpec.UpdateBody),
       delete: free("Delete a monitor", [pathParam("monitor_id")])
     },
     "/monitors/{monitor_id}/run": { post: free("Queue a run now", [pathParam("monitor_id")]) },
-    "/monitors/{monitor_id}/runs": { get: free("Runs of a monitor, newest first", [pathParam("monitor_id"), ...listQuery, queryParam("status", "string", "Run status")]) },
+    "/monitors/{monitor_id}/runs": { get: free("Runs of a monitor, newest first", monitorQuery(Monitors.RunsQuery, "monitor_id")) },
     "/monitors/{monitor_id}/runs/{run_id}": { get: free("One run", [pathParam("monitor_id"), pathParam("run_id")]) },
-    "/monitors/{monitor_id}/changes": {
-      get: free("Changes of a monitor, newest first", [pathParam("monitor_id"), ...listQuery, queryParam("since", "string", "ISO 8601"), queryParam("until", "string", "ISO 8601"), queryParam("tag", "string", "One tag")])
-    },
+    "/monitors/{monitor_id}/changes": { get: free("Changes of a monitor, newest first", monitorQuery(Monitors.MonitorChangesQuery, "monitor_id")) },
     "/monitors/{monitor_id}/webhook/rotate-secret": { post: free("Rotate the webhook signing secret", [pathParam("monitor_id")]) },
-    "/webhooks/deliveries": { post: free("List webhook deliveries", [], { type: "object", required: ["type"], properties: { type: { enum: ["monitor", "batch"] }, monitor_id: { type: "string" }, run_id: { type: "string" }, status: { type: "string" }, created_after: { type: "string" }, cursor: { type: "string" }, limit: { type: "integer" } } }) },
+    "/webhooks/deliveries": { post: free("List webhook deliveries", [], Monitors.DeliveriesBody) },
     "/webhooks/deliveries/{delivery_id}": { get: free("One webhook delivery", [pathParam("delivery_id")]) },
     "/webhooks/deliveries/{delivery_id}/attempts": { get: free("Attempts of a delivery", [pathParam("delivery_id")]) },
     "/webhooks/deliveries/{delivery_id}/retry": {
-      post: free("Retry a delivery by hand (Idempotency-Key header; within 7 days)", [{ name: "Idempotency-Key", in: "header", required: false, schema: { type: "string" } }], { type: "object", properties: { force: { type: "boolean" } } })
+      post: free(
+        "Retry a delivery by hand (Idempotency-Key header; within 7 days)",
+        [pathParam("delivery_id"), { name: "Idempotency-Key", in: "header", required: false, description: "1 to 255 characters", schema: text }],
+        Monitors.RetryBody
+      )
     },
     "/openapi.json": {
       get: { summary: "This document (no key needed)", security: [], responses: { "200": { description: "The OpenAPI 3.1 document" } } }
@@ -303,10 +240,103 @@ export const document = {
         parameters: [{ name: "request_id", in: "path", required: true, schema: { type: "string", format: "uuid" } }],
         responses: { "200": { description: "The entry" }, "404": { $ref: "#/components/responses/Error" }, ...errors }
       }
+    },
+    // ---- at the root ----
+    "/health": { servers: root, get: document200("Liveness: 200 { status: ok } once the port is open (also HEAD)") },
+    "/ready": {
+      servers: root,
+      get: { summary: "Readiness, part by part (also HEAD)", security: [], responses: { "200": { description: "ready" }, "503": { description: "unavailable, with the parts not ready" } } }
+    },
+    "/mcp": {
+      servers: root,
+      post: {
+        summary: "The MCP tool server (Streamable HTTP, stateless, JSON responses); each tool call is the API request it names",
+        requestBody: { required: true, content: { "application/json": { schema: { type: "object", description: "A JSON-RPC 2.0 message" } } } },
+        responses: { "200": { description: "The JSON-RPC answer" }, "401": { description: "No or a bad token (WWW-Authenticate names the resource metadata)" }, "413": { description: "Body over 2 MiB" } }
+      }
+    },
+    "/.well-known/oauth-protected-resource": { servers: root, get: document200("Protected-resource metadata of the API (RFC 9728)") },
+    "/.well-known/oauth-protected-resource/mcp": { servers: root, get: document200("Protected-resource metadata of the MCP server (RFC 9728)") },
+    "/.well-known/oauth-authorization-server": { servers: root, get: document200("Authorization server metadata (RFC 8414)") },
+    "/.well-known/jwks.json": { servers: root, get: document200("The keys agent assertions are checked with (JWKS)") },
+    "/oauth2/register": {
+      servers: root,
+      post: {
+        summary: "Dynamic client registration (RFC 7591, public clients)",
+        security: [],
+        requestBody: { required: true, content: { "application/json": { schema: { type: "object", properties: { redirect_uris: { type: "array", items: text }, client_name: text } } } } },
+        responses: { "201": { description: "The registered client" }, "400": { description: "An OAuth error" }, "429": { description: "Too many registrations" } }
+      }
+    },
+    "/oauth2/authorize": {
+      servers: root,
+      get: page("The sign-in and consent page of the authorization code grant (PKCE S256)", [
+        plain("response_type", "code", true),
+        plain("client_id", "The registered client", true),
+        plain("redirect_uri", "One of the client's redirect URIs", true),
+        plain("code_challenge", "PKCE S256 challenge", true),
+        plain("code_challenge_method", "S256", true),
+        plain("scope", "api.read and/or api.write"),
+        plain("state", "Returned unchanged"),
+        plain("resource", "The resource the token is for")
+      ]),
+      post: formPost("The person's decision (sign in, allow or deny): redirects to the client with a code", {
+        decision: text,
+        email: text,
+        password: text,
+        client_id: text,
+        redirect_uri: text,
+        scope: text,
+        state: text,
+        code_challenge: text
+      })
+    },
+    "/oauth2/token": {
+      servers: root,
+      post: oauth("Tokens: authorization_code, refresh_token, the agent claim grants and jwt-bearer", {
+        grant_type: text,
+        code: text,
+        code_verifier: text,
+        redirect_uri: text,
+        client_id: text,
+        refresh_token: text,
+        claim_token: text,
+        assertion: text,
+        resource: text
+      }, ["grant_type"])
+    },
+    "/oauth2/revoke": { servers: root, post: oauth("Revoke an agent's key (RFC 7009)", { token: text }, ["token"]) },
+    "/agent/identity": {
+      servers: root,
+      post: {
+        summary: "Register an agent: answers a user code and the claim page (verification_uri)",
+        security: [],
+        requestBody: { required: true, content: { "application/json": { schema: { type: "object" } } } },
+        responses: { "200": { description: "The pending registration" }, "400": { description: "An OAuth error" }, "429": { description: "Too many registrations" } }
+      }
+    },
+    "/agent/claim": { servers: root, get: page("The claim page: sign up or sign in, then enter the agent's code", [plain("email", "Prefilled email"), plain("code", "Prefilled code")]) },
+    "/agent/claim/signup": { servers: root, post: formPost("Create an account", { csrf: text, email: text, password: text }, ["csrf", "email", "password"]) },
+    "/agent/claim/signin": { servers: root, post: formPost("Sign in", { csrf: text, email: text, password: text }, ["csrf", "email", "password"]) },
+    "/agent/claim/code": { servers: root, post: formPost("Enter the agent's code", { csrf: text, user_code: text }, ["csrf", "user_code"]) },
+    "/agent/claim/confirm": {
+      servers: root,
+      post: formPost("Confirm the key's name: the agent gets its key", { csrf: text, registration_id: text, api_key_name: text }, ["csrf", "registration_id", "api_key_name"])
+    },
+    "/agent/verify-email": { servers: root, get: page("Verify an email address from its link", [plain("token", "The link's token", true)]) },
+    "/_admin/{operation}": {
+      servers: [{ url: "http://127.0.0.1:{port}", description: "The admin channel: loopback only, its port and token in <SIFT_DATA_DIR>/admin.json", variables: { port: { default: "0" } } }],
+      post: {
+        summary: "An operation behind sift keys and sift orgs (bearer: the channel's token, not an API key)",
+        parameters: [{ name: "operation", in: "path", required: true, schema: { type: "string", enum: [...Admin.operationNames] } }],
+        requestBody: { required: true, content: { "application/json": { schema: { type: "object", description: "The operation's arguments (updateOrg: UpdateOrgInput)" } } } },
+        responses: { "200": { description: "The operation's result" }, "400": { description: "{ error_code, message }" }, "401": { description: "Wrong token" } }
+      }
     }
   },
   components: {
     securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
-    responses: { Error: { description: "An error", content: { "application/json": { schema: JSONSchema.make(ErrorBody) } } } }
+    schemas: definitions,
+    responses: { Error: { description: "An error", content: { "application/json": { schema: jsonSchema(ErrorBody) } } } }
   }
 }

@@ -189,6 +189,9 @@ export const reading = <A, I>(type: Schema.Schema<A, I>, read: (value: QueryValu
     encode: (value, _, ast) => ParseResult.fail(new ParseResult.Forbidden(ast, value, "query members are only decoded"))
   })
 
+/** The annotation of a member whose reader passes its value on unchecked: the Schema that checks it later, for OpenAPI. */
+export const DocumentedAs = Symbol.for("@sift/http/QueryParams/DocumentedAs")
+
 /** An optional member of a query Struct (absent stays absent). */
 export const optional = <S extends Schema.Schema.All>(member: S) => Schema.optionalWith(member, { exact: true })
 

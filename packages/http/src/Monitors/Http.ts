@@ -38,9 +38,6 @@ const route = <A, E1 extends CodedError, E2 extends CodedError | Infrastructure,
     Effect.map(dieOnInfrastructure(run(ownerOf(caller), input)), (body) => ({ body: body as Record<string, unknown>, credits: 0 }))
 })
 
-const fromQuery = <A>(read: () => A): Effect.Effect<A, Errors.InvalidRequest> =>
-  Effect.try({ try: read, catch: (error) => error instanceof Errors.InvalidRequest ? error : invalid("query", String(error)) })
-
 const { optional } = QueryParams
 
 /** Members of the monitor lists. */
@@ -216,39 +213,60 @@ export const attempts = (id: string) =>
   route(noInput, (owner) =>
     Effect.flatMap(ownDelivery(owner, id), () => Effect.map(Deliveries.attempts(id), (data) => ({ data }))))
 
-const DELIVERY_STATUSES = ["pending", "delivering", "retrying", "delivered", "failed", "cancelled"] as const
+const DELIVERY_STATUSES: ReadonlyArray<string> = ["pending", "delivering", "retrying", "delivered", "failed", "cancelled"]
+
+/** A body member: `valid` says what it accepts, `detail` what is wrong otherwise. */
+const bodyMember = <A>(valid: (value: unknown) => value is A, detail: string) => Schema.Unknown.pipe(Schema.filter(valid, { message: () => detail }))
+const isText = (value: unknown): value is string => typeof value === "string" && value.length >= 1 && value.length <= 200
+const text = bodyMember(isText, "must be a string of 1 to 200 characters")
+
+/** The body of `POST /webhooks/deliveries`: which deliveries to list. */
+export const DeliveriesBody = Schema.Struct({
+  type: Schema.optional(bodyMember((type): type is "monitor" | "batch" => type === "monitor" || type === "batch", "must be monitor or batch")),
+  status: Schema.optional(text.pipe(Schema.filter((status) => DELIVERY_STATUSES.includes(status), { message: () => `must be one of ${DELIVERY_STATUSES.join(", ")}` }))),
+  created_after: Schema.optional(text.pipe(Schema.filter((date) => !Number.isNaN(new Date(date).getTime()), { message: () => "must be an ISO 8601 date-time" }))),
+  limit: Schema.optional(bodyMember((limit): limit is number => typeof limit === "number" && Number.isInteger(limit) && limit >= 1 && limit <= 100, "must be an integer from 1 to 100")),
+  monitor_id: Schema.optional(text),
+  run_id: Schema.optional(text),
+  cursor: Schema.optional(text),
+  batch_id: Schema.optional(Schema.Unknown)
+}).annotations({ jsonSchema: { type: "object", required: ["type"], properties: { type: { enum: ["monitor", "batch"] }, monitor_id: { type: "string" }, run_id: { type: "string" }, batch_id: { type: "string" }, status: { enum: DELIVERY_STATUSES }, created_after: { type: "string", format: "date-time" }, cursor: { type: "string" }, limit: { type: "integer", minimum: 1, maximum: 100 } } } })
+
+/** The body of `POST /webhooks/deliveries/{id}/retry`. */
+export const RetryBody = Schema.Struct({ force: Schema.optional(bodyMember((force): force is boolean => typeof force === "boolean", "must be a boolean")) })
+  .annotations({ jsonSchema: { type: "object", properties: { force: { type: "boolean" } } } })
+
+/** Decodes a JSON body (absent: `{}`) with its Schema; members it does not name are refused. */
+const decodeBody = <A, I>(schema: Schema.Schema<A, I>) => {
+  const decodeEither = Schema.decodeUnknownEither(schema, { errors: "first", onExcessProperty: "error" })
+  return (body: unknown): Either.Either<A, Errors.InvalidRequest> => {
+    const object = body ?? {}
+    if (typeof object !== "object" || Array.isArray(object)) return Either.left(invalid("body", "must be a JSON object"))
+    return Either.mapLeft(decodeEither(object), (error) => {
+      const refused = QueryParams.fromParseError(error)
+      return refused.detail === "is not a known member" ? invalid(refused.field!, "is not a member of this request") : refused
+    })
+  }
+}
+
+const decodeDeliveries = decodeBody(DeliveriesBody)
+const decodeRetry = decodeBody(RetryBody)
 
 /** `POST /webhooks/deliveries`: the list, filtered by the body. */
 export const deliveries = route(
   (caller) =>
-    fromQuery(() => {
-      const body = (caller.body ?? {}) as Record<string, unknown>
-      if (typeof body !== "object" || Array.isArray(body)) throw invalid("body", "must be a JSON object")
-      const known = ["type", "monitor_id", "run_id", "batch_id", "status", "created_after", "cursor", "limit"]
-      for (const key of Object.keys(body)) if (!known.includes(key)) throw invalid(key, "is not a member of this request")
-      if (body.type !== "monitor" && body.type !== "batch") throw invalid("type", "must be monitor or batch")
-      const text = (field: string) => {
-        const value = body[field]
-        if (value !== undefined && (typeof value !== "string" || value.length < 1 || value.length > 200)) throw invalid(field, "must be a string of 1 to 200 characters")
-        return value as string | undefined
-      }
-      const status = text("status")
-      if (status !== undefined && !DELIVERY_STATUSES.includes(status as never)) throw invalid("status", `must be one of ${DELIVERY_STATUSES.join(", ")}`)
-      const createdAfter = text("created_after")
-      const after = createdAfter === undefined ? undefined : new Date(createdAfter)
-      if (after !== undefined && Number.isNaN(after.getTime())) throw invalid("created_after", "must be an ISO 8601 date-time")
-      const limit = body.limit
-      if (limit !== undefined && (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > 100)) throw invalid("limit", "must be an integer from 1 to 100")
-      return {
-        type: body.type,
-        monitorId: text("monitor_id"),
-        runId: text("run_id"),
-        status: status as (typeof DELIVERY_STATUSES)[number] | undefined,
-        createdAfter: after,
-        cursor: text("cursor"),
-        limit: limit as number | undefined
-      }
-    }),
+    Effect.flatMap(decodeDeliveries(caller.body), (body) =>
+      body.type === undefined
+        ? Effect.fail(invalid("type", "must be monitor or batch"))
+        : Effect.succeed({
+          type: body.type,
+          monitorId: body.monitor_id,
+          runId: body.run_id,
+          status: body.status as "pending" | "delivering" | "retrying" | "delivered" | "failed" | "cancelled" | undefined,
+          createdAfter: body.created_after === undefined ? undefined : new Date(body.created_after),
+          cursor: body.cursor,
+          limit: body.limit
+        })),
   (owner, filter) =>
     Effect.gen(function*() {
       // Batches send no deliveries yet: their list is empty.
@@ -263,15 +281,10 @@ export const deliveries = route(
 export const retry = (id: string, idempotencyKey: string | undefined) =>
   route(
     (caller) =>
-      fromQuery(() => {
-        const body = (caller.body ?? {}) as Record<string, unknown>
-        for (const key of Object.keys(body)) if (key !== "force") throw invalid(key, "is not a member of this request")
-        if (body.force !== undefined && typeof body.force !== "boolean") throw invalid("force", "must be a boolean")
-        if (idempotencyKey !== undefined && (idempotencyKey.length < 1 || idempotencyKey.length > 255)) {
-          throw invalid("Idempotency-Key", "must be 1 to 255 characters")
-        }
-        return { force: body.force as boolean | undefined }
-      }),
+      Effect.flatMap(decodeRetry(caller.body), (body) =>
+        idempotencyKey !== undefined && (idempotencyKey.length < 1 || idempotencyKey.length > 255)
+          ? Effect.fail(invalid("Idempotency-Key", "must be 1 to 255 characters"))
+          : Effect.succeed({ force: body.force })),
     (owner, input) =>
       Effect.gen(function*() {
         yield* ownDelivery(owner, id)

@@ -8,7 +8,7 @@
  * @since 0.1.0
  */
 import { Errors, type Pipeline, ScrapeRequest } from "@sift/core"
-import { Effect, Either, JSONSchema, Schema, SchemaAST } from "effect"
+import { Effect, Either, Schema, SchemaAST } from "effect"
 import * as QueryParams from "../QueryParams.js"
 import type { Caller, Plan } from "../RequestPipeline.js"
 
@@ -32,7 +32,8 @@ const landingOf = (ast: SchemaAST.AST): Landing | undefined => ast.annotations[L
 export const url = QueryParams.string.pipe(lands("url")).annotations({ description: "The page to scrape (http or https)" })
 export const timeoutOpts = QueryParams.reading(Schema.Unknown, QueryParams.readTimeoutOpts).pipe(lands("timeoutOpts")).annotations({
   description: "{ milliseconds, behavior: fail | return-partial }",
-  jsonSchema: { ...JSONSchema.make(ScrapeRequest.TimeoutOpts), $schema: undefined }
+  // Checked with the POST body, whose errors then name it.
+  [QueryParams.DocumentedAs]: ScrapeRequest.TimeoutOpts
 })
 export const timeoutMS = QueryParams.integer.pipe(
   lands("timeoutOpts", { to: (milliseconds: number) => ({ milliseconds }), renames: { "timeoutOpts.milliseconds": "timeoutMS" } })

@@ -42,7 +42,58 @@ const dispatchTable = literals(source("App.ts"))
   .filter((match) => match !== null)
   .map((match) => ({ method: match[1]!, path: match[2]! }))
 
+// The routes answered before the API (MCP, OAuth, agent registration): the `case` lines of their mounts, with the
+// constants they use filled in; and the listener's probes.
+const constants: Record<string, string> = { CLAIM_PATH: "/agent/claim", JWKS_PATH: "/.well-known/jwks.json", RESOURCE_METADATA_PATH: "/.well-known/oauth-protected-resource/mcp" }
+const mounted = ["Mcp/Http.ts", "Agents/Http.ts"].flatMap((file) =>
+  [...source(file).matchAll(/case [`"](GET|POST) ([^`"]+)[`"]:/g)].map((match) => ({
+    method: match[1]!,
+    path: match[2]!.replace(/\$\{(\w+)\}/g, (_, name: string) => constants[name]!)
+  })))
+const rootRoutes = [...mounted, { method: "POST", path: "/mcp" }, { method: "GET", path: "/health" }, { method: "GET", path: "/ready" }]
+
 describe("openapi.json covers every route the App dispatches", () => {
+  it("documents every route at the root (MCP, OAuth, agent registration, probes) with the root as its server", () => {
+    expect(mounted.length).toBeGreaterThanOrEqual(15)
+    expect(mounted).toContainEqual({ method: "POST", path: "/agent/claim/confirm" })
+    const missing = rootRoutes.filter(({ method, path }) => paths[path]?.[method.toLowerCase()] === undefined)
+    expect(missing).toEqual([])
+    for (const { path } of rootRoutes) expect(paths[path]!.servers).toEqual([{ url: "/" }])
+  })
+
+  it("is a document whose references resolve and whose templated paths declare their parameters", () => {
+    const text = JSON.stringify(OpenApi.document)
+    const refs = [...new Set([...text.matchAll(/"\$ref":"([^"]+)"/g)].map((match) => match[1]!))]
+    expect(refs.length).toBeGreaterThan(1)
+    for (const ref of refs) {
+      expect(ref.startsWith("#/")).toBe(true)
+      const target = ref.slice(2).split("/").reduce<any>((node, key) => node?.[key], OpenApi.document)
+      expect(target, ref).toBeDefined()
+    }
+    for (const [template, item] of Object.entries(paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        if (method === "servers") continue
+        const parameters = ((operation as any).parameters ?? []) as Array<{ name: string; in: string; schema: unknown }>
+        for (const parameter of parameters) expect(parameter.schema, `${method} ${template} ${parameter.name}`).toBeDefined()
+        const declared = parameters.filter((parameter) => parameter.in === "path").map((parameter) => parameter.name).sort()
+        expect(declared, `${method} ${template}`).toEqual([...template.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!).sort())
+        expect(new Set(parameters.map((parameter) => `${parameter.in} ${parameter.name}`)).size).toBe(parameters.length)
+      }
+    }
+  })
+
+  it("documents each GET's query from the Schema that decodes it", () => {
+    const names = (path: string) => (paths[path]!.get as any).parameters.map((p: any) => p.name)
+    expect(names("/web/scrape/markdown")).toEqual(expect.arrayContaining(["url", "timeoutMS", "timeoutOpts", "pdf", "actions", "includeHTML", "shortenBase64Images"]))
+    expect(names("/web/scrape/bytes").sort()).toEqual(["country", "headers", "tags", "timeoutMS", "timeoutOpts", "url", "zdr"])
+    expect(names("/web/scrape/images")).toEqual(expect.arrayContaining(["enrichment", "dedupe", "actions", "timeoutOpts"]))
+    expect(names("/logs")).toEqual(expect.arrayContaining(["snapshot", "from", "to", "page", "limit"]))
+    expect(names("/monitors")).toEqual(expect.arrayContaining(["q", "search_by", "cursor", "limit"]))
+    const timeout = (paths["/web/urls"]!.get as any).parameters.find((p: any) => p.name === "timeoutOpts")
+    expect(timeout).toMatchObject({ style: "deepObject", schema: { type: "object", required: ["milliseconds"] } })
+    expect((paths["/web/scrape/markdown"]!.get as any).parameters[0]).toMatchObject({ name: "url", required: true })
+  })
+
   it("each method and path of App.ts's dispatch table is an operation of the document", () => {
     // The table itself was found (a reworded source must not make this test pass on nothing).
     expect(dispatchTable.length).toBeGreaterThanOrEqual(13)
@@ -77,9 +128,34 @@ describe("openapi.json covers every route the App dispatches", () => {
       return !(response.status === 404 && body.includes(`"No route ${method} `))
     }
 
+    it("a required query member the document names is the one a request without it is refused for", async () => {
+      const { secret } = await service.key({ plan: "scale", credits: 100 })
+      const required = Object.entries(paths).flatMap(([template, item]) =>
+        template.includes("{") || (item as any).servers !== undefined || (item as any).get === undefined ? [] :
+          (((item as any).get.parameters ?? []) as Array<{ name: string; in: string; required: boolean }>)
+            .filter((p) => p.in === "query" && p.required)
+            .map((p) => ({ template, name: p.name })))
+      expect(required.map(({ name, template }) => `${template} ${name}`)).toEqual(expect.arrayContaining(["/web/scrape/markdown url", "/web/naics input", "/web/urls domain"]))
+      for (const { name, template } of required) {
+        const response = await fetch(`${service.baseUrl}${template}`, { headers: { authorization: `Bearer ${secret}` } })
+        const body = await response.json() as { error_code: string; message: string }
+        expect(response.status, template).toBe(400)
+        expect(body.message, template).toMatch(new RegExp(`^${name}: `))
+      }
+    })
+
     it("every documented operation is served", async () => {
-      const operations = Object.entries(paths).flatMap(([template, operations]) => Object.keys(operations).map((method) => ({ method, template })))
-      const unserved = await filterConcurrently(operations, async ({ method, template }) => !await routed(method.toUpperCase(), concrete(template)))
+      // Root routes are asked at the root; the admin channel has its own listener (Admin.test covers it); the probes
+      // are the listener's, which this service does not run.
+      const operations = Object.entries(paths)
+        .filter(([template]) => !template.startsWith("/_admin/") && template !== "/health" && template !== "/ready")
+        .flatMap(([template, operations]) =>
+          Object.keys(operations).filter((method) => method !== "servers").map((method) => ({
+            method,
+            path: (operations as any).servers === undefined ? concrete(template) : template.replace(/\{[^}]+\}/g, "x1")
+          })))
+      expect(operations).toContainEqual({ method: "post", path: "/mcp" })
+      const unserved = await filterConcurrently(operations, async ({ method, path }) => !await routed(method.toUpperCase(), path))
       expect(unserved).toEqual([])
     })
 

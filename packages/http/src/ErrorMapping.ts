@@ -3,7 +3,8 @@
  * `{ request_id, error_code, message, required_permission?, key_metadata? }`. Each package declares the codes it raises
  * (core, auth, monitors, webhooks; the HTTP layer its own); `Record<ErrorCode, number>` over their union makes a new
  * code fail to compile until it has a status. A handler fails only with a `CodedError`; infrastructure failures (SQL,
- * the job queue) become defects at the service edge (`dieOnInfrastructure`) and answer 500, charged nothing.
+ * the job queue) become defects at the edge of the services it calls (`dieOnInfrastructure`; the pipeline's own
+ * failure path treats the auth services' the same way) and answer 500, charged nothing.
  *
  * @since 0.1.0
  */
@@ -151,9 +152,8 @@ const isInfrastructure = (error: unknown): error is Infrastructure =>
   Predicate.isTagged(error, "SqlError") || Predicate.isTagged(error, "JobQueueError")
 
 /**
- * `effect` with its infrastructure failures turned into defects, at the edge of a service a handler or the pipeline
- * calls: its error channel is then only the service's coded refusals. An already completed effect stays completed,
- * so services answering from memory cost no step of the fiber.
+ * `effect` with its infrastructure failures turned into defects, at the edge of a service a handler calls: its error
+ * channel is then only the service's coded refusals. An already completed effect stays completed (no fiber step).
  */
 export const dieOnInfrastructure = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, Infrastructure>, R> => {
   if (!Exit.isExit(effect)) {

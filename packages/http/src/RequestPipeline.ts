@@ -168,9 +168,10 @@ export const serve = <A, E1 extends ErrorMapping.CodedError, R1, E2 extends Erro
     let body: unknown = undefined
     let held: CreditLedger.Reservation | undefined
 
-    // Every failure of the path is coded: the pipeline's own, auth's refusals, the handler's. The auth services'
-    // infrastructure failures are defects (`dieOnInfrastructure`), answered 500 like any other.
-    type Step = Effect.Effect<Outcome, ErrorMapping.CodedError, R1 | R2>
+    // Every failure of the path is typed: coded errors (the pipeline's own, auth's refusals, the handler's) and the
+    // auth services' infrastructure failures, which the one failure path (`failed`) answers as the defects they are.
+    // They are not turned into defects on the way: that would cost a step of the fiber per service call (bench/http).
+    type Step = Effect.Effect<Outcome, ErrorMapping.CodedError | ErrorMapping.Infrastructure, R1 | R2>
 
     const authenticated = (caller: ApiKeys.AuthContext): Step => {
       auth = caller
@@ -183,7 +184,7 @@ export const serve = <A, E1 extends ErrorMapping.CodedError, R1, E2 extends Erro
 
     const limited = (caller: ApiKeys.AuthContext): Step => {
       const limit = route.bucket === "logs" ? Plans.LOGS_REQUESTS_PER_MINUTE : caller.org.requestsPerMinute
-      return andThen(ErrorMapping.dieOnInfrastructure(Context.get(services, RateLimiter.RateLimiter).hit(caller.keyId, route.bucket, limit)), (window): Step => {
+      return andThen(Context.get(services, RateLimiter.RateLimiter).hit(caller.keyId, route.bucket, limit), (window): Step => {
         headers["x-ratelimit-limit"] = String(window.limit)
         headers["x-ratelimit-remaining"] = String(window.remaining)
         headers["x-ratelimit-reset"] = String(window.resetAt)
@@ -228,7 +229,7 @@ export const serve = <A, E1 extends ErrorMapping.CodedError, R1, E2 extends Erro
           }))
         }
         return decided.credits > 0
-          ? andThen(ErrorMapping.dieOnInfrastructure(ledger.reserve(authContext.org.id, decided.credits, { ttlMs: decided.holdMs })), (reservation) =>
+          ? andThen(ledger.reserve(authContext.org.id, decided.credits, { ttlMs: decided.holdMs }), (reservation) =>
             worked(caller, decided, reservation))
           : worked(caller, decided, undefined)
       })
@@ -256,7 +257,7 @@ export const serve = <A, E1 extends ErrorMapping.CodedError, R1, E2 extends Erro
         // The charge is made durable with the log row, before the answer is sent (`respond`).
         return reservation !== undefined
           ? Effect.succeed(outcome(undefined, { reservation, credits: consumed, requestId }))
-          : andThen(ErrorMapping.dieOnInfrastructure(ledger.balance(caller.auth.org.id)), ({ remaining }) => Effect.succeed(outcome(remaining, undefined)))
+          : andThen(ledger.balance(caller.auth.org.id), ({ remaining }) => Effect.succeed(outcome(remaining, undefined)))
       })
     }
 
@@ -265,11 +266,12 @@ export const serve = <A, E1 extends ErrorMapping.CodedError, R1, E2 extends Erro
       if (secret === undefined) {
         return Effect.fail(new ErrorMapping.ApiFailure({ code: "UNAUTHORIZED", detail: "Missing API key: send Authorization: Bearer <API_KEY>" }))
       }
-      return andThen(ErrorMapping.dieOnInfrastructure(Context.get(services, ApiKeys.ApiKeys).authenticate(secret)), authenticated)
+      return andThen(Context.get(services, ApiKeys.ApiKeys).authenticate(secret), authenticated)
     }
 
-    const failed = (cause: Cause.Cause<ErrorMapping.CodedError>): Effect.Effect<Outcome> => {
-      // A failure the types call coded but that is not (a cast) is a defect too, logged: never a silent 500.
+    const failed = (cause: Cause.Cause<ErrorMapping.CodedError | ErrorMapping.Infrastructure>): Effect.Effect<Outcome> => {
+      // Only coded failures have a status of their own; infrastructure failures (and any failure a cast let through
+      // without its code) are defects: a 500, logged with its cause, never a silent one.
       const failure = Option.filter(Cause.failureOption(cause), ErrorMapping.isCoded).pipe(Option.getOrUndefined)
       const mapped = failure === undefined ? ErrorMapping.defect : ErrorMapping.map(failure)
       const outcome = (remaining: number | undefined): Outcome => ({

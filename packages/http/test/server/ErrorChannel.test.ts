@@ -105,9 +105,17 @@ describe("an infrastructure failure inside a handler", () => {
       Effect.flatMap(SqlClient.SqlClient, (sql) => ErrorMapping.dieOnInfrastructure(sql`SELECT * FROM no_such_table`)).pipe(Effect.as(delivered))
   }
 
+  // What the auth services' infrastructure failures meet in the pipeline (and a failure a cast let through): a
+  // failure without a code reaching the one failure path.
+  const smuggled: RequestPipeline.Handler<undefined, never, never, never, never> = {
+    validate: () => Effect.succeed(plan),
+    run: () => Effect.fail(new SqlError({ cause: "connection lost", message: "the database went away" })) as unknown as Effect.Effect<typeof delivered>
+  }
+
   beforeAll(async () => {
     const app = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
       if (request.url.startsWith("/v1/broken")) return RequestPipeline.serve(api, broken)
+      if (request.url.startsWith("/v1/smuggled")) return RequestPipeline.serve(api, smuggled)
       return RequestPipeline.serve(api, MonitorRoutes.list)
     })
     const database = Layer.tap(Sql.layerPglite({ dir: "memory://" }), (context) =>
@@ -162,6 +170,17 @@ describe("an infrastructure failure inside a handler", () => {
     expect(charges).toEqual([])
     // Not silent: the defect is logged with its cause.
     expect(logged.some((line) => line.startsWith("ERROR request failed unexpectedly") && line.includes("SqlError"))).toBe(true)
+  })
+
+  it("answers an uncoded failure reaching the pipeline's failure path as the same logged 500, the reservation released", async () => {
+    const { orgId, secret } = await key()
+    logged.length = 0
+    const answer = await get(secret, "/smuggled")
+    expect([answer.status, answer.body.error_code, answer.body.message]).toEqual([500, "INTERNAL_ERROR", "Internal error; the request was not charged"])
+    expect(answer.body.key_metadata).toEqual({ credits_consumed: 0, credits_remaining: 10 })
+    const balance = await runtime.runPromise(Effect.flatMap(Auth.CreditLedger.CreditLedger, (ledger) => ledger.balance(orgId)))
+    expect(balance.remaining).toBe(10)
+    expect(logged.some((line) => line.startsWith("ERROR request failed unexpectedly") && line.includes("the database went away"))).toBe(true)
   })
 
   it("does the same for a real route whose store fails (GET /monitors without its table)", async () => {

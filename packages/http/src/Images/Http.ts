@@ -62,7 +62,7 @@ const readEnrichment = (value: QueryParams.QueryValue, field: string): Array<Ima
 }
 
 /** The query. */
-export const Query = Schema.Struct({
+export const Query = ScrapeQuery.struct({
   enrichment: QueryParams.optional(
     QueryParams.reading(Schema.Array(Schema.Literal("dimensions", "classification", "file")), readEnrichment).pipe(ScrapeQuery.lands("imageParams.enrich"))
       .annotations({

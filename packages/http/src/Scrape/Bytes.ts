@@ -5,14 +5,13 @@
  * @since 0.1.0
  */
 import { type Cache, type Errors, type Fetcher, Pipeline } from "@sift/core"
-import { Effect, Schema } from "effect"
+import { Effect } from "effect"
 import * as QueryParams from "../QueryParams.js"
 import type { Handler } from "../RequestPipeline.js"
 import * as ScrapeQuery from "./ScrapeQuery.js"
 
 /** The query. */
-export const Query = Schema.Struct({
-  url: ScrapeQuery.url,
+export const Query = ScrapeQuery.struct({
   timeoutOpts: QueryParams.optional(ScrapeQuery.timeoutOpts),
   timeoutMS: QueryParams.optional(ScrapeQuery.timeoutMS),
   zdr: QueryParams.optional(ScrapeQuery.zdr),

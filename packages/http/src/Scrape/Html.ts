@@ -5,12 +5,12 @@
  * @since 0.1.0
  */
 import { type Cache, type Errors, type Fetcher, Pipeline } from "@sift/core"
-import { Effect, Schema } from "effect"
+import { Effect } from "effect"
 import type { Handler } from "../RequestPipeline.js"
 import * as ScrapeQuery from "./ScrapeQuery.js"
 
 /** The query. */
-export const Query = Schema.Struct(ScrapeQuery.fields).annotations({ description: "Scrape one URL to cleaned HTML (1 credit)" })
+export const Query = ScrapeQuery.struct(ScrapeQuery.fields).annotations({ description: "Scrape one URL to cleaned HTML (1 credit)" })
 
 const decode = ScrapeQuery.decoder("html", Query, (query) => ScrapeQuery.toPost(Query, query, { formats: { html: true }, sharedParams: {} }))
 

@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { type Cache, type Errors, type Fetcher, Pipeline } from "@sift/core"
-import { Effect, Schema } from "effect"
+import { Effect } from "effect"
 import { stringify } from "../internal/json.js"
 import { andThen } from "../internal/steps.js"
 import * as QueryParams from "../QueryParams.js"
@@ -13,7 +13,7 @@ import type { Handler } from "../RequestPipeline.js"
 import * as ScrapeQuery from "./ScrapeQuery.js"
 
 /** The query. */
-export const Query = Schema.Struct({
+export const Query = ScrapeQuery.struct({
   includeHTML: QueryParams.optional(
     QueryParams.boolean.pipe(ScrapeQuery.lands("formats.html", { to: (html: boolean) => html || undefined })).annotations({
       description: "Also return the HTML the Markdown came from"

@@ -115,7 +115,6 @@ const { optional } = QueryParams
 
 /** Members shared by the markdown, HTML and images GETs (in the order they are checked). */
 export const fields = {
-  url,
   maxAgeMs: optional(maxAgeMs),
   timeoutOpts: optional(timeoutOpts),
   timeoutMS: optional(timeoutMS),
@@ -136,6 +135,12 @@ export const fields = {
   settleAnimations: optional(QueryParams.boolean.pipe(lands("sharedParams.settleAnimations")).annotations({ description: "Wait for animations to settle" })),
   country: optional(country)
 }
+
+/**
+ * A scrape GET's query: its members, then `url`, which every one needs. A missing `url` is reported after the
+ * members' own problems, as the POST body it stands for would report it (OpenAPI lists required members first).
+ */
+export const struct = <Fields extends Schema.Struct.Fields>(members: Fields) => Schema.Struct({ ...members, url })
 
 /** `actionsApplied` and `actionsHtmlStale` of a result that ran actions (absent otherwise). */
 export const actionsOf = (info: Pipeline.RenderInfo) =>

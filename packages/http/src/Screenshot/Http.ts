@@ -99,10 +99,7 @@ const normalizeDomain = (domain: string): string => {
 }
 
 /** The query of `GET /web/scrape/screenshot`. */
-export const ScrapeScreenshotQuery = Schema.Struct({
-  url: ScrapeQuery.url.annotations({ description: "The page (http or https)" }),
-  ...fields
-}).annotations({ description: "Screenshot one URL in Chromium (1 credit)" })
+export const ScrapeScreenshotQuery = ScrapeQuery.struct(fields).annotations({ description: "Screenshot one URL in Chromium (1 credit)" })
 
 /** The query of `GET /web/screenshot`. */
 export const ScreenshotQuery = Schema.Struct({

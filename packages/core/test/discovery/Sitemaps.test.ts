@@ -20,6 +20,9 @@ for (let a = 0; a < 2; a++) {
 
 const brokenXml = urlset(range(4, (i) => `http://broken.test/b${i}`))
 const big = range(60_000, (i) => `https://big.test/item/${i}`)
+// 20,000 URLs, the document broken after the 15,000th.
+const tailed = urlset(range(20_000, (i) => `http://tail.test/t${i}`))
+const tailCut = tailed.indexOf("http://tail.test/t15000<")
 
 const hosts: Hosts = {
   "gz.test": nestedGz,
@@ -60,6 +63,10 @@ const hosts: Hosts = {
     // Cut off right after the text of the fourth URL: "b3" might have gone on ("b30"), so it is not an entry.
     "/broken.xml": xml(brokenXml.slice(0, brokenXml.indexOf("/b3") + 3)),
     "/good.xml": xml(urlset(["http://broken.test/g1", "http://broken.test/g2"]))
+  },
+  "tail.test": {
+    "/robots.txt": text("Sitemap: http://tail.test/tail.xml.gz\n"),
+    "/tail.xml.gz": gzFile(tailed.slice(0, tailCut) + "http://tail.test/t15000</lo" + tailed.slice(tailCut + "http://tail.test/t15000</loc>".length))
   },
   "huge.test": {
     "/robots.txt": text("Sitemap: http://huge.test/huge.xml\nSitemap: http://huge.test/small.xml\n"),
@@ -143,6 +150,17 @@ describe("UrlDiscovery on fixture sites", () => {
     expect(result.meta.errors[0]).toMatch(/^http:\/\/broken\.test\/broken\.xml: malformed XML/)
     expect(result.meta.sitemapsFetched).toBe(2)
   })
+
+  it("stops reading a sitemap once maxLinks is met: what follows is neither kept nor read (its damage unmet)", async () => {
+    const capped = await map({ domain: "tail.test", maxLinks: 1_000 })
+    expect(capped.urls.map((u) => u.url)).toEqual(range(1_000, (i) => `http://tail.test/t${i}`))
+    expect(capped.meta.errors).toEqual([])
+    expect(capped.meta.sitemapsFetched).toBe(1)
+    // A map that needs the whole document reads it to the damage and says so.
+    const whole = await map({ domain: "tail.test", maxLinks: 20_000 })
+    expect(whole.urls).toHaveLength(15_000)
+    expect(whole.meta.errors).toEqual([expect.stringMatching(/^http:\/\/tail\.test\/tail\.xml\.gz: malformed XML.*used the 15000 entries before it$/)])
+  }, 30_000)
 
   it("skips a sitemap over 50 MB with a warning and still uses the others", async () => {
     const result = await map({ domain: "huge.test" })

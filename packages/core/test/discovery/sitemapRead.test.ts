@@ -27,8 +27,36 @@ describe("sitemapRead", () => {
         { loc: "https://e.com/b", lastmod: undefined },
         { loc: "https://e.com/c/d", lastmod: undefined }
       ],
+      count: 4,
       damage: undefined
     })
+  })
+
+  it("gives page URLs to take as it reads them and stops reading where take says so, damage after that unread", async () => {
+    const urls = Array.from({ length: 1000 }, (_, i) => `<url><loc>https://e.com/${i}</loc><lastmod>2024-01-0${i % 9 + 1}</lastmod></url>`)
+    const taken: Array<{ loc: string; lastmod?: string | undefined }> = []
+    const take = (entry: { loc: string; lastmod?: string | undefined }) => {
+      taken.push(entry)
+      return taken.length < 10
+    }
+    // The document breaks after the 500th entry: a reader that stopped at the 10th never meets it.
+    const xml = `<urlset>${urls.slice(0, 500).join("")}<url><loc>https://e.com/cut</lo${urls.slice(500).join("")}`
+    expect(await read(gzipSync(bytes(xml)), take)).toEqual({ kind: "urls", entries: [], count: 10, damage: undefined })
+    expect(taken).toEqual(Array.from({ length: 10 }, (_, i) => ({ loc: `https://e.com/${i}`, lastmod: `2024-01-0${i % 9 + 1}` })))
+
+    // An index's entries are sitemaps to walk: always returned, never given to take.
+    const index = `<sitemapindex><sitemap><loc>https://e.com/1.xml</loc></sitemap><sitemap><loc>https://e.com/2.xml</loc></sitemap></sitemapindex>`
+    expect(await read(bytes(index), () => false)).toMatchObject({ kind: "index", count: 2, entries: [{ loc: "https://e.com/1.xml" }, { loc: "https://e.com/2.xml" }] })
+
+    // Text sitemaps and feeds stop alike.
+    const lines: Array<string> = []
+    const text = Array.from({ length: 100 }, (_, i) => `https://e.com/t${i}`).join("\r\n")
+    expect(await read(bytes(text), (entry) => lines.push(entry.loc) < 3)).toEqual({ kind: "text", entries: [], count: 3 })
+    expect(lines).toEqual(["https://e.com/t0", "https://e.com/t1", "https://e.com/t2"])
+    const items = Array.from({ length: 50 }, (_, i) => `<item><link>https://e.com/p${i}</link></item>`).join("")
+    const feed: Array<string> = []
+    expect(await read(bytes(`<rss><channel>${items}</channel></rss>`), (entry) => feed.push(entry.loc) < 5)).toMatchObject({ kind: "feed", count: 5 })
+    expect(feed).toHaveLength(5)
   })
 
   it("reads sitemap indexes, gzip by magic bytes, text sitemaps, RSS, RDF and Atom", async () => {

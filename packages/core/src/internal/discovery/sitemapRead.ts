@@ -23,10 +23,19 @@ export interface Entry {
 export interface Read {
   /** `index`: its entries are sitemaps to read next. `none`: not a sitemap or feed (an HTML soft 404, say). */
   readonly kind: "urls" | "index" | "feed" | "text" | "none"
+  /** The entries read; with a `take`, only an index's (page URLs went to `take` instead). */
   readonly entries: ReadonlyArray<Entry>
+  /** How many entries were read (page URLs given to `take` included). */
+  readonly count: number
   /** Set when the document was damaged and only partly read. */
   readonly damage?: string | undefined
 }
+
+/**
+ * Receives each page URL as it is read (not an index's sitemaps); false stops reading the document there. A map that
+ * has met `maxLinks` neither keeps nor reads the rest of a large sitemap.
+ */
+export type Take = (entry: Entry) => boolean
 
 /** The body could not be read at all (decompressed past the limit, or corrupt gzip). */
 export class Unreadable extends Error {
@@ -60,9 +69,17 @@ const entryElements = new Set(["url", "sitemap", "item", "entry"])
 const dateElements = new Set(["lastmod", "pubDate", "date", "updated"])
 
 /** Reads an XML sitemap, index or feed with the forgiving scanner; damage keeps the entries complete before it. */
-const readXml = (source: string): Read => {
+const readXml = (source: string, take: Take | undefined): Read => {
   let kind: Kind | undefined
   const entries: Array<Entry> = []
+  let count = 0
+  let stop = false
+  // An index's entries are always kept (they are sitemaps to walk); page URLs go to `take` when there is one.
+  const deliver = (entry: Entry) => {
+    count++
+    if (take === undefined || kind === "index") entries.push(entry)
+    else if (!stop && !take(entry)) stop = true
+  }
   let depth = 0
   let inEntry = false
   let entryDepth = 0
@@ -74,8 +91,8 @@ const readXml = (source: string): Read => {
   let capture: "loc" | "date" | undefined
   let buffer = ""
   const flush = () => {
-    if (loc !== undefined && loc !== "") entries.push({ loc, lastmod })
-    for (const alternate of alternates) entries.push({ loc: alternate })
+    if (loc !== undefined && loc !== "") deliver({ loc, lastmod })
+    for (const alternate of alternates) deliver({ loc: alternate })
     if (alternates.length > 0) alternates = []
     loc = undefined
     lastmod = undefined
@@ -125,31 +142,49 @@ const readXml = (source: string): Read => {
         flush()
         inEntry = false
       }
-    }
+    },
+    stopped: () => stop
   })
   // An entry whose `loc` was complete before the damage is still an entry.
   if (damage !== undefined && inEntry) flush()
-  return { kind: kind ?? "none", entries, damage: damage === undefined || kind === "none" ? undefined : `malformed XML: ${damage}` }
+  return {
+    kind: kind ?? "none",
+    entries,
+    count,
+    damage: damage === undefined || kind === "none" ? undefined : `malformed XML: ${damage}`
+  }
 }
 
 const decoder = new TextDecoder("utf-8")
 
-/** Reads one fetched body. Fails with {@link Unreadable} when it cannot be decompressed. */
-export const read = async (body: Uint8Array): Promise<Read> => {
+/** Reads a text sitemap (one URL a line), line by line so that `take` can stop it. */
+const readText = (source: string, take: Take | undefined): Read => {
+  const entries: Array<Entry> = []
+  let count = 0
+  for (let at = 0; at < source.length;) {
+    const end = source.indexOf("\n", at)
+    const loc = source.slice(at, end === -1 ? source.length : end).trim()
+    at = end === -1 ? source.length : end + 1
+    if (!/^https?:\/\//i.test(loc)) continue
+    count++
+    if (take === undefined) entries.push({ loc })
+    else if (!take({ loc })) break
+  }
+  return { kind: count > 0 ? "text" : "none", entries, count }
+}
+
+/**
+ * Reads one fetched body; with `take`, page URLs go to it as they are read (see {@link Take}). Fails with
+ * {@link Unreadable} when it cannot be decompressed.
+ */
+export const read = async (body: Uint8Array, take?: Take): Promise<Read> => {
   const bytes = await inflate(body)
   const source = decoder.decode(bytes).replace(/^\uFEFF/, "")
   const start = source.search(/\S/)
-  if (start === -1) return { kind: "none", entries: [] }
-  if (source[start] !== "<") {
-    const entries: Array<Entry> = []
-    for (const line of source.split(/\r?\n/)) {
-      const loc = line.trim()
-      if (/^https?:\/\//i.test(loc)) entries.push({ loc })
-    }
-    return { kind: entries.length > 0 ? "text" : "none", entries }
-  }
+  if (start === -1) return { kind: "none", entries: [], count: 0 }
+  if (source[start] !== "<") return readText(source, take)
   // An HTML page where a sitemap was expected (soft 404): not worth an XML parse, and not damage.
   const head = source.slice(start, start + 512).toLowerCase()
-  if (head.startsWith("<!doctype html") || head.startsWith("<html")) return { kind: "none", entries: [] }
-  return readXml(source)
+  if (head.startsWith("<!doctype html") || head.startsWith("<html")) return { kind: "none", entries: [], count: 0 }
+  return readXml(source, take)
 }

@@ -11,7 +11,7 @@ import type { InvalidRequest, WebsiteError } from "../../Errors.js"
 import { Fetcher } from "../../Fetcher.js"
 import { normalize } from "../../UrlNormal.js"
 import type { Collector } from "./collector.js"
-import { MAX_SITEMAP_BYTES, read, type Read, Unreadable } from "./sitemapRead.js"
+import { type Entry, MAX_SITEMAP_BYTES, read, type Read, Unreadable } from "./sitemapRead.js"
 
 /** A sitemap or feed to read. */
 export interface Source {
@@ -41,6 +41,9 @@ export const MAX_SITEMAPS = 20_000
 /** Sitemaps fetched at once. */
 export const CONCURRENCY = 8
 
+/** Fetched sitemaps read at once (one inflating while another is scanned). */
+export const READERS = 2
+
 interface WalkOptions {
   readonly collector: Collector
   readonly headers: Readonly<Record<string, string>> | undefined
@@ -66,11 +69,27 @@ export const makeWalker = (options: WalkOptions): Effect.Effect<Walker, never, F
     const meta = collector.meta
     const visited = new Set<string>()
     const permits = yield* Effect.makeSemaphore(CONCURRENCY)
+    const readers = yield* Effect.makeSemaphore(READERS)
 
+    // Page URLs go to the collector as they are read, and reading stops once it is full: of a sitemap larger than what
+    // is left of maxLinks, the rest is neither kept nor scanned (sitemaps still in flight then stop at once).
+    const take = (base: string) => (entry: Entry): boolean => {
+      if (collector.full) return false
+      collector.add(entry.loc, base, entry.lastmod === undefined ? undefined : { lastmod: entry.lastmod })
+      return !collector.full
+    }
+
+    // A fetched sitemap is read (inflated, decoded, scanned) while at most READERS others are: each read holds its
+    // whole text, so reads of large parts at CONCURRENCY at once set the map's peak memory; one that waited for its
+    // turn is not read at all when maxLinks was met meanwhile ("unneeded": fetched, its entries not wanted).
     const load = (url: string) =>
       fetcher.fetch({ url, headers, maxBytes: MAX_SITEMAP_BYTES }).pipe(
         Effect.flatMap((response) =>
-          Effect.tryPromise({ try: () => read(response.body), catch: (error) => error as Unreadable })
+          readers.withPermits(1)(Effect.suspend((): Effect.Effect<Read | "unneeded", Unreadable> =>
+            collector.full
+              ? Effect.succeed("unneeded")
+              : Effect.tryPromise({ try: () => read(response.body, take(url)), catch: (error) => error as Unreadable })
+          ))
         ),
         Effect.either
       )
@@ -86,16 +105,13 @@ export const makeWalker = (options: WalkOptions): Effect.Effect<Walker, never, F
       if (!source.declared) meta.sitemapsDiscovered++
       meta.sitemapsFetched++
       if (result.damage !== undefined) {
-        collector.error(source.url, `${result.damage}; used the ${result.entries.length} entries before it`)
+        collector.error(source.url, `${result.damage}; used the ${result.count} entries before it`)
       }
       if (result.kind === "index") {
         // Relative entries are not in the protocol, but they occur; they mean what a browser would make of them.
         return result.entries.map((entry) => ({ url: normalize(entry.loc, url) ?? entry.loc, declared: true }))
       }
-      for (const entry of result.entries) {
-        if (collector.full) break
-        collector.add(entry.loc, source.url, entry.lastmod === undefined ? undefined : { lastmod: entry.lastmod })
-      }
+      // Page URLs were given to the collector while reading (`take`).
       return []
     }
 
@@ -123,7 +139,13 @@ export const makeWalker = (options: WalkOptions): Effect.Effect<Walker, never, F
               return Effect.void
             }
             if (outcome._tag === "Right") {
-              const next = use({ url, declared: source.declared }, outcome.right, url)
+              const result = outcome.right
+              if (result === "unneeded") {
+                // Counted as a full map's last sitemaps in flight always were; a guessed location is not known to be one.
+                if (source.declared) meta.sitemapsFetched++
+                return Effect.void
+              }
+              const next = use({ url, declared: source.declared }, result, url)
               collector.report()
               return Effect.forEach(next, visit, { concurrency: "unbounded", discard: true })
             }

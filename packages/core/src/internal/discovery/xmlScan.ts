@@ -20,6 +20,8 @@ export interface ScanEvents {
   /** Whether text is wanted now; the scanner does not cut or decode text nobody reads. */
   readonly wantsText: () => boolean
   readonly close: (local: string) => void
+  /** Checked after each end tag: true stops the scan there (the reader has all it wants; not damage). */
+  readonly stopped?: (() => boolean) | undefined
 }
 
 /** Where and why the document broke, or `undefined` when it was read to its end with every element closed. */
@@ -91,6 +93,14 @@ export const scan = (source: string, events: ScanEvents): ScanDamage => {
     if (selfClosing) events.close(name)
     else open.push(name)
   }
+  const stopped = events.stopped
+  let done = false
+  const stopIfDone = () => {
+    if (stopped !== undefined && stopped()) {
+      done = true
+      tokenizer.pause()
+    }
+  }
   const tokenizer = new Tokenizer({ xmlMode: true, decodeEntities: true }, {
     onopentagname: (start, endIndex) => {
       flush()
@@ -122,6 +132,7 @@ export const scan = (source: string, events: ScanEvents): ScanDamage => {
       // Fast path: the end tag of the innermost element, spelled without a prefix (no string is cut).
       if (top !== undefined && endIndex - start === top.length && source.startsWith(top, start)) {
         events.close(open.pop()!)
+        stopIfDone()
         return
       }
       const qualified = source.slice(start, endIndex)
@@ -131,6 +142,7 @@ export const scan = (source: string, events: ScanEvents): ScanDamage => {
       if (at === -1) return fail(`unexpected </${name}> at offset ${lt}`)
       // Elements left open inside it are closed with it (forgiving, as browsers are with feeds).
       while (open.length > at) events.close(open.pop()!)
+      stopIfDone()
     },
     ontext: (start, endIndex) => {
       if (damage !== undefined) return
@@ -175,6 +187,8 @@ export const scan = (source: string, events: ScanEvents): ScanDamage => {
     }
   })
   tokenizer.write(source)
+  // Stopped by the reader: what follows is not read, so neither judged.
+  if (done && damage === undefined) return undefined
   if (damage === undefined) tokenizer.end()
   if (damage !== undefined) return damage
   return open.length === 0 ? undefined : `document ends inside <${open[open.length - 1]}>`

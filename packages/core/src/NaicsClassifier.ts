@@ -11,7 +11,7 @@
 import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
 import type { CompanyEvidence } from "./CompanyEvidence.js"
 import * as Naics from "./Naics.js"
-import { adjustments } from "./internal/naics/activity.js"
+import { type Adjustments, adjustments } from "./internal/naics/activity.js"
 import { openAiRerank, type OpenAiRerankerOptions } from "./internal/naics/openAiReranker.js"
 import { profileIndex } from "./internal/naics/profiles.js"
 import { schemaTypeCodes } from "./internal/naics/schemaTypes.js"
@@ -89,11 +89,13 @@ const termWeights = (statements: ReadonlyArray<Statement>): Map<string, { tf: nu
 
 /** Scores every code (higher is better), unsorted. */
 export const scoreAll = (evidence: CompanyEvidence): Float64Array => {
-  const first = scoreWith(evidence, 0.8)
+  // The activity sold is read once: it does not depend on how closely the about page is read.
+  const activity = adjustments(evidence)
+  const first = scoreWith(evidence, 0.8, activity)
   if (!evidence.pages.slice(1).some((p) => isAboutPage(p.url))) return first
   // Clear evidence stands; when it is ambiguous, the about page (where a company says what it is) is read more closely.
   const [top, second] = topTwo(first)
-  return confidenceOf(top, second) === "high" ? first : scoreWith(evidence, aboutWeightWhenAmbiguous)
+  return confidenceOf(top, second) === "high" ? first : scoreWith(evidence, aboutWeightWhenAmbiguous, activity)
 }
 
 /** Weight of the about page's statements when the homepage alone is ambiguous (the homepage's own are 1). */
@@ -109,7 +111,7 @@ const topTwo = (scores: Float64Array): [number, number] => {
   return [top, second]
 }
 
-const scoreWith = (evidence: CompanyEvidence, aboutWeight: number): Float64Array => {
+const scoreWith = (evidence: CompanyEvidence, aboutWeight: number, activity: Adjustments): Float64Array => {
   const index = profileIndex()
   const statements = statementsOf(evidence, aboutWeight)
   const scores = new Float64Array(index.profiles.length)
@@ -136,7 +138,6 @@ const scoreWith = (evidence: CompanyEvidence, aboutWeight: number): Float64Array
   })
   const codeIndex = new Map(index.profiles.map((p, i) => [p.industry.code, i]))
   // The activity sold decides between codes of one subject (maker or shop, software or its customers' trade, group).
-  const activity = adjustments(evidence)
   if (activity.factor.length > 0) {
     index.profiles.forEach((profile, i) => {
       for (const [prefix, f] of activity.factor) if (profile.industry.code.startsWith(prefix)) scores[i]! *= f

@@ -31,6 +31,7 @@ export interface Model {
   readonly pricedItems: number
 }
 
+/** How many distinct cues of the list the text shows. */
 const count = (text: string, cues: ReadonlyArray<RegExp>): number => cues.reduce((n, cue) => n + (cue.test(text) ? 1 : 0), 0)
 
 const commerceCues = [
@@ -79,7 +80,7 @@ export const modelOf = (evidence: CompanyEvidence): Model => {
   const parts: Array<string> = []
   let pricedItems = 0
   for (const page of evidence.pages) {
-    parts.push(page.title ?? "", page.description ?? "", ...page.headings.map((h) => h.text), ...page.nav, page.text)
+    parts.push(page.title ?? "", page.description ?? "", ...page.headings.map((h) => h.text), ...page.nav, page.text.slice(0, 8000))
     parts.push(...(page.buttons ?? []), ...page.links.map((l) => l.label))
     for (const offer of page.offers ?? []) {
       parts.push(offer)
@@ -106,14 +107,15 @@ interface Family {
   readonly retail: string
   readonly maker?: string
   readonly wholesale?: string
-  readonly pattern: RegExp
+  /** The family's words as regular-expression alternatives (no capturing groups). */
+  readonly words: string
 }
 
 const family = (retail: string, maker: string | undefined, wholesale: string | undefined, words: string): Family => ({
   retail,
   ...(maker === undefined ? {} : { maker }),
   ...(wholesale === undefined ? {} : { wholesale }),
-  pattern: new RegExp(`\\b(?:${words})(?:s|es)?\\b`, "g")
+  words
 })
 
 /** Goods families; words are lower-case alternatives, plurals added by the pattern. */
@@ -156,16 +158,20 @@ const families: ReadonlyArray<Family> = [
   family("444180", "321911", "423310", "lumber|plywood|drywall|decking|cabinet|countertop")
 ]
 
+/** Every family's words in one pattern, one capturing group per family, so a text is scanned once. */
+const familyPattern = new RegExp(`\\b(?:${families.map((f) => `(${f.words})`).join("|")})(?:s|es)?\\b`, "g")
+
 /** Each family's strength on the site: priced items count most, then titles and headings, then the text. */
 const familyStrengths = (evidence: CompanyEvidence): Map<Family, number> => {
   const out = new Map<Family, number>()
   const add = (text: string, weight: number) => {
-    const lower = text.toLowerCase()
-    for (const f of families) {
-      f.pattern.lastIndex = 0
-      const hits = lower.match(f.pattern)?.length ?? 0
-      if (hits > 0) out.set(f, (out.get(f) ?? 0) + weight * Math.min(hits, 3))
+    const hits = new Map<Family, number>()
+    for (const match of text.toLowerCase().matchAll(familyPattern)) {
+      const at = match.findIndex((group, i) => i > 0 && group !== undefined)
+      const f = families[at - 1]
+      if (f !== undefined) hits.set(f, (hits.get(f) ?? 0) + 1)
     }
+    for (const [f, n] of hits) out.set(f, (out.get(f) ?? 0) + weight * Math.min(n, 3))
   }
   evidence.pages.forEach((page, index) => {
     const w = index === 0 ? 1 : 0.7

@@ -35,7 +35,7 @@ function quickArgs() {
     mcp: ["--seconds", "1", "--rounds", "1"],
     memory: ["--scrapes", "300", "--warmup", "100"],
     metering: ["--loops", "200"],
-    monitors: ["--monitors", "100", "--speed", "20"],
+    monitors: ["--monitors", "100", "--speed", "30"],
     naics: [],
     render: ["8", "2", "1"],
     "render-soak": ["40", "2"],
@@ -89,10 +89,10 @@ async function all(quick) {
       summary.push(`${bench}: CRASHED (${timedOut ? `no end within ${limitMs / 60_000} min` : `exit ${status}`}, ${seconds} s)`)
       continue
     }
-    if (targets.length === 0) summary.push(`${bench}: ran to completion in ${seconds} s; states no target`)
+    if (targets.length === 0) summary.push(`${bench} (${seconds} s): ran to completion; states no target`)
     for (const line of targets) {
       const met = verdict(line)
-      summary.push(`${bench}: ${met === true ? "met    " : met === false ? "MISSED " : "see    "} ${line}`)
+      summary.push(`${bench} (${seconds} s): ${met === true ? "met    " : met === false ? "MISSED " : "see    "} ${line}`)
     }
   }
   console.log(`\n=== targets (${names.length} benchmarks, ${((Date.now() - started) / 60_000).toFixed(1)} min${quick ? ", quick sizes" : ""})`)

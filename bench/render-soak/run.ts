@@ -111,6 +111,6 @@ console.log(`after ${total}: ${JSON.stringify(last)}; pool ${JSON.stringify(stat
 const within = (a: number, b: number) => b <= a * 1.15
 console.log(`render-soak: live processes ${first.processes} → ${last.processes} (zombies ${first.zombies} → ${last.zombies}), chromium RSS ${first.chromiumRssMb} → ${last.chromiumRssMb} MB, ` +
   `server RSS ${first.serverRssMb} → ${last.serverRssMb} MB; leaked pages ${stats.openPages}, contexts ${stats.openContexts}, guard proxies ${stats.openGuardProxies}; ` +
-  `${within(first.processes, last.processes) && within(first.serverRssMb, last.serverRssMb) && stats.openPages === 0 && stats.openContexts === 0 && stats.openGuardProxies === 0 ? "PASS" : "FAIL"} (within 15%, nothing leaked)`)
+  `${within(first.processes, last.processes) && within(first.serverRssMb, last.serverRssMb) && stats.openPages === 0 && stats.openContexts === 0 && stats.openGuardProxies === 0 ? "MET" : "MISSED"} (target: processes and server RSS within 15%, nothing leaked)`)
 await runtime.dispose()
 server.close()

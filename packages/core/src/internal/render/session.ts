@@ -64,9 +64,16 @@ const trackRequests = (page: Page, pageUrl: string) => {
     const entry = open.get(response.request())
     if (entry !== undefined) entry.answered = true
   })
-  page.on("requestfinished", (request) => open.delete(request))
-  page.on("requestfailed", (request) => open.delete(request))
+  // Whoever waits hears at once when a request ends (no polling delay on fast pages).
+  const listeners = new Set<() => void>()
+  const ended = (request: Request) => {
+    open.delete(request)
+    for (const listener of listeners) listener()
+  }
+  page.on("requestfinished", ended)
+  page.on("requestfailed", ended)
   return {
+    listeners,
     /** Requests still awaited: same-site ones, and third-party ones that answered or are younger than the grace. */
     awaited: (now: number) => {
       let n = 0
@@ -90,23 +97,36 @@ const siteOfUrl = (url: string): string | undefined => {
  */
 const settled = (
   page: Page,
-  awaited: (now: number) => number,
+  requests: ReturnType<typeof trackRequests>,
   loaded: () => number | undefined,
   options: { readonly idleCapMs: number; readonly loadWaitMs: number }
 ): Promise<void> =>
   new Promise((resolve) => {
     const started = Date.now()
     let quietSince = 0
-    const tick = () => {
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const done = () => {
+      clearTimeout(timer)
+      requests.listeners.delete(check)
+      page.off("load", check)
+      resolve()
+    }
+    // Whether the page is settled now: on every tick, on `load` and whenever a request ends.
+    function check(): boolean {
       const now = Date.now()
       const loadedAt = loaded()
-      if (page.isClosed() || now - started >= options.loadWaitMs || (loadedAt !== undefined && now - loadedAt >= options.idleCapMs)) return resolve()
-      if (awaited(now) > 0) quietSince = 0
-      else if (loadedAt !== undefined) return resolve()
+      if (page.isClosed() || now - started >= options.loadWaitMs || (loadedAt !== undefined && now - loadedAt >= options.idleCapMs)) return (done(), true)
+      if (requests.awaited(now) > 0) quietSince = 0
+      else if (loadedAt !== undefined) return (done(), true)
       else if (quietSince === 0) quietSince = now
-      else if (now - quietSince >= 100) return resolve()
-      setTimeout(tick, 25)
+      else if (now - quietSince >= 100) return (done(), true)
+      return false
     }
+    const tick = () => {
+      if (!check()) timer = setTimeout(tick, 25)
+    }
+    requests.listeners.add(check)
+    page.on("load", check)
     tick()
   })
 
@@ -178,7 +198,7 @@ export const openSession = (
     const loadPage = async (): Promise<Renderer.RenderedPage> => {
       // The parsed document, then its same-site resources; never the `load` event of a third party that does not answer.
       response = await page.goto(options.url, { waitUntil: "domcontentloaded", timeout: 0 })
-      await settled(page, requests.awaited, () => loadedAt, {
+      await settled(page, requests, () => loadedAt, {
         idleCapMs: options.networkIdleCapMs ?? 2_000,
         loadWaitMs: options.loadWaitMs ?? DEFAULT_LOAD_WAIT_MS
       })

@@ -5,12 +5,15 @@
  * the `<loc>`s (the baseline of the target); `floor` does the same with `indexOf` instead of a parser, for scale.
  * Prints one JSON line: { ms, urls, maxRssMb, loadedRssMb } (peak RSS after loading modules, before mapping).
  *
- * `indexed` is `sift` with the store's URL index (PGlite), as GET /web/urls runs it.
+ * `indexed` is `sift` with the store's URL index (PGlite in a temporary data directory), as GET /web/urls runs it.
  *
  * Usage (from run.ts): node --import tsx bench/map/worker.ts sift|indexed|bare|floor PORT
  */
 import { Effect } from "effect"
 import { XMLParser } from "fast-xml-parser"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { promisify } from "node:util"
 import { gunzip } from "node:zlib"
 import { Agent, request } from "undici"
@@ -74,13 +77,14 @@ const sift = async (): Promise<number> => {
   return result.urls.length
 }
 
-// GET /web/urls's path: the same map, recorded in and read back from the store's URL index (embedded PGlite, started
-// and migrated before the clock starts, as in a running service; a first map, so every row is new).
-const indexedRuntime = contender === "indexed"
+// GET /web/urls's path: the same map, recorded in and read back from the store's URL index (embedded PGlite in a data
+// directory as `sift serve` runs it, started and migrated before the clock starts; a first map, so every row is new).
+const dataDir = contender === "indexed" ? mkdtempSync(join(tmpdir(), "sift-bench-map-")) : undefined
+const indexedRuntime = dataDir !== undefined
   ? ManagedRuntime.make(Layer.mergeAll(
     UrlIndexStore.layer,
     Fetcher.layer({ hostRules: `MAP ${domain} 127.0.0.1:${port}, MAP www.${domain} 127.0.0.1:${port}`, allowPrivateTargets: true })
-  ).pipe(Layer.provideMerge(Layer.tap(Sql.layerPglite({ dir: "memory://" }), (ctx) =>
+  ).pipe(Layer.provideMerge(Layer.tap(Sql.layerPglite({ dir: dataDir }), (ctx) =>
     Effect.provide(Migrations.run({ store: Migrations.store }), ctx)))))
   : undefined
 if (indexedRuntime !== undefined) await indexedRuntime.runPromise(Effect.void)
@@ -98,3 +102,4 @@ const urls = contender === "sift" ? await sift() : contender === "indexed" ? awa
 const ms = performance.now() - started
 console.log(JSON.stringify({ ms, urls, maxRssMb: process.resourceUsage().maxRSS / 1024, loadedRssMb }))
 if (indexedRuntime !== undefined) await indexedRuntime.dispose()
+if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true })

@@ -1,7 +1,8 @@
 /**
  * What a render fetches and how long it waits, against real origins (node:http and a silent TCP server) and real
  * Chromium: the target sees only the requests its page makes (no favicon, no icon the browser fetches on its own),
- * a third party that never answers neither holds the render to its deadline nor makes it partial, and known trackers
+ * a third party that never answers neither holds the render to its deadline nor makes it partial, a resource of
+ * the page's own site that never answers is awaited within the request's deadline only, and known trackers
  * are refused unless blocking is off (never on their own site).
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
@@ -19,6 +20,8 @@ const countingOrigin = async (pages: Record<string, string>) => {
   const server = createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0]!
     seen.push(path)
+    // A path under /hang/ is never answered (the request stays open until the server closes).
+    if (path.startsWith("/hang/")) return
     const body = pages[path]
     if (body === undefined) return res.writeHead(404).end()
     res.writeHead(200, { "content-type": path.endsWith(".js") ? "text/javascript" : "text/html" }).end(body)
@@ -43,6 +46,8 @@ beforeAll(async () => {
     "/plain": `<!doctype html><html><head><title>Plain</title></head><body><h1>Plain</h1><p>${text}</p></body></html>`,
     "/stalled": `<!doctype html><html><head><title>Stalled</title><script async src="http://cdn.silent.test/analytics.js"></script>${rendered}</head>
 <body><h1>Stalled third party</h1><p>${text}</p><img src="http://cdn.silent.test/pixel.gif" alt=""></body></html>`,
+    "/own-stall": `<!doctype html><html><head><title>Own stall</title>${rendered}</head>
+<body><h1>Own resource stalls</h1><p>${text}</p><img src="/hang/photo.jpg" alt=""></body></html>`,
     "/tracked": `<!doctype html><html><head><title>Tracked</title><script async src="http://tag.mmtro.com/analytics.js"></script>
 <script async src="http://cdn.tracker-free.test/lib.js"></script></head><body><h1>Tracked</h1><p>${text}</p></body></html>`
   })
@@ -69,6 +74,7 @@ afterAll(async () => {
   await open?.dispose()
   for (const socket of held) socket.destroy()
   silent?.close()
+  origin?.server.closeAllConnections()
   origin?.server.close()
   tracker?.server.close()
 })
@@ -109,6 +115,23 @@ describe("third parties that never answer", () => {
     expect(exit.value.render.rendered).toBe(true)
     expect(exit.value.render.finalDOMState).toBe("complete")
     expect(exit.value.result.markdown.data).toContain("Stalled third party")
+    expect(exit.value.result.markdown.data).toContain("Drawn by script")
+  }, 60_000)
+})
+
+describe("a resource of the page's own site that never answers", () => {
+  it("is awaited a third of the request's timeout at most; then the page is read complete", async () => {
+    const exit = await blocking.runPromiseExit(Pipeline.runOutcome(await Effect.runPromise(ScrapeRequest.decode({
+      url: `http://127.0.0.1:${origin.port}/own-stall`,
+      formats: { markdown: true },
+      timeoutOpts: { milliseconds: 12_000, behavior: "fail" },
+      sharedParams: { viewport: { width: 800 } }
+    }))))
+    // Before: the load event never came and the request failed with REQUEST_TIMEOUT at 12 s.
+    expect(Exit.isSuccess(exit)).toBe(true)
+    if (!Exit.isSuccess(exit)) return
+    expect(exit.value.result.isPartial).toBeUndefined()
+    expect(exit.value.render.finalDOMState).toBe("complete")
     expect(exit.value.result.markdown.data).toContain("Drawn by script")
   }, 60_000)
 })

@@ -801,7 +801,7 @@ export const more: ReadonlyArray<Company> = [
     h1: "Tools for cooks", nav: ["Bakeware", "Cookware", "Knives", "Classes"], layout: "shop",
     offers: [["Half sheet pan", "$18"], ["Stand mixer", "$449"], ["Santoku knife", "$95"]],
     sections: [["Cooking classes", "Hands-on classes in our demo kitchen."]] }),
-  c({ name: "Vinyl Vault", domain: "vinylvault.test", code: "459140", alternates: ["459510"],
+  c({ name: "Vinyl Vault", domain: "vinylvault.test", code: "449210", alternates: ["459140", "459510"], ambiguity: "record shop: 2017 electronics stores (443142), now 449210",
     title: "Vinyl Vault Records", description: "New and used vinyl, turntables and CDs. We buy collections.",
     h1: "Dig the crates", nav: ["New Arrivals", "Used", "Turntables", "Sell Your Records"], layout: "shop",
     offers: [["Reissue LP", "$29.99"], ["Used LP", "$12"], ["Belt-drive turntable", "$349"]],

@@ -148,6 +148,7 @@ const families: ReadonlyArray<Family> = [
   family("459420", "323111", "424120", "greeting card|birthday card|card|gift box|art print|map print|souvenir|postcard"),
   family("449210", "334111", "423620", "laptop|phone|tv|television|headphone|speaker|appliance|refrigerator|washer"),
   family("441222", "336612", "423910", "boat|pontoon|bowrider|bass boat|jet ski|outboard"),
+  family("449210", "334610", "423990", "vinyl|lp|record|cd|dvd|turntable|blu-ray"),
   family("459130", "313210", "424310", "yarn|fabric|quilting|sewing pattern|knitting needle"),
   family("459140", "339992", "423990", "guitar|piano|drum|amp|ukulele|violin|sheet music"),
   family("449129", "314120", "423220", "bedding|duvet|towel|throw pillow|curtain|rug|cookware|kitchenware"),

@@ -7,6 +7,6 @@ describe("@sift/monitors exports", () => {
       "ChangeDetection", "FailureRecipients", "MonitorCharge", "MonitorErrors", "MonitorScheduler", "MonitorService", "MonitorSpec",
       "Monitors", "Webhooks", "migrations"
     ])
-    expect(Object.keys(Monitors.migrations)).toEqual(["0001_monitors", "0003_webhook_secrets"])
+    expect(Object.keys(Monitors.migrations)).toEqual(["0001_monitors", "0003_webhook_secrets", "0004_run_slots"])
   })
 })

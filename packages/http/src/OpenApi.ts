@@ -10,6 +10,7 @@ import { Convert, ParseDocument, ScrapeResult } from "@sift/core"
 import { MonitorSpec } from "@sift/monitors"
 import { JSONSchema, Option, Schema, SchemaAST } from "effect"
 import * as Admin from "./Admin.js"
+import * as Agents from "./Agents/Http.js"
 import * as Images from "./Images/Http.js"
 import * as Logs from "./Logs/Http.js"
 import * as Monitors from "./Monitors/Http.js"
@@ -120,10 +121,10 @@ const form = (properties: Record<string, unknown>, required: ReadonlyArray<strin
 const text = { type: "string" }
 const plain = (name: string, description: string, required = false) => ({ name, in: "query", required, description, schema: text })
 const page = (summary: string, parameters: ReadonlyArray<unknown> = []) => ({ summary, security: [], parameters, responses: { "200": { description: "An HTML page" } } })
-const formPost = (summary: string, fields: Record<string, unknown>, required: ReadonlyArray<string> = []) => ({
+const formPost = (summary: string, fields: Schema.Schema.Any) => ({
   summary,
   security: [],
-  requestBody: form(fields, required),
+  requestBody: { required: true, content: { "application/x-www-form-urlencoded": { schema: jsonSchema(Schema.encodedSchema(fields)) } } },
   responses: { "200": { description: "An HTML page" }, "303": { description: "To the next step" }, "400": { description: "The page with the problem" }, "403": { description: "Session expired" } }
 })
 const oauth = (summary: string, fields: Record<string, unknown>, required: ReadonlyArray<string> = []) => ({
@@ -280,16 +281,10 @@ export const document = {
         plain("state", "Returned unchanged"),
         plain("resource", "The resource the token is for")
       ]),
-      post: formPost("The person's decision (sign in, allow or deny): redirects to the client with a code", {
-        decision: text,
-        email: text,
-        password: text,
-        client_id: text,
-        redirect_uri: text,
-        scope: text,
-        state: text,
-        code_challenge: text
-      })
+      post: {
+        ...formPost("The person's decision (sign in, allow or deny): redirects to the client with a code", Schema.Struct({})),
+        requestBody: form({ decision: text, email: text, password: text, client_id: text, redirect_uri: text, scope: text, state: text, code_challenge: text })
+      }
     },
     "/oauth2/token": {
       servers: root,
@@ -305,7 +300,10 @@ export const document = {
         resource: text
       }, ["grant_type"])
     },
-    "/oauth2/revoke": { servers: root, post: oauth("Revoke an agent's key (RFC 7009)", { token: text }, ["token"]) },
+    "/oauth2/revoke": {
+      servers: root,
+      post: { ...oauth("Revoke an agent's key (RFC 7009)", {}), requestBody: { required: true, content: { "application/x-www-form-urlencoded": { schema: jsonSchema(Agents.RevokeForm) } } } }
+    },
     "/agent/identity": {
       servers: root,
       post: {
@@ -316,13 +314,10 @@ export const document = {
       }
     },
     "/agent/claim": { servers: root, get: page("The claim page: sign up or sign in, then enter the agent's code", [plain("email", "Prefilled email"), plain("code", "Prefilled code")]) },
-    "/agent/claim/signup": { servers: root, post: formPost("Create an account", { csrf: text, email: text, password: text }, ["csrf", "email", "password"]) },
-    "/agent/claim/signin": { servers: root, post: formPost("Sign in", { csrf: text, email: text, password: text }, ["csrf", "email", "password"]) },
-    "/agent/claim/code": { servers: root, post: formPost("Enter the agent's code", { csrf: text, user_code: text }, ["csrf", "user_code"]) },
-    "/agent/claim/confirm": {
-      servers: root,
-      post: formPost("Confirm the key's name: the agent gets its key", { csrf: text, registration_id: text, api_key_name: text }, ["csrf", "registration_id", "api_key_name"])
-    },
+    "/agent/claim/signup": { servers: root, post: formPost("Create an account", Agents.CredentialsForm) },
+    "/agent/claim/signin": { servers: root, post: formPost("Sign in", Agents.CredentialsForm) },
+    "/agent/claim/code": { servers: root, post: formPost("Enter the agent's code", Agents.CodeForm) },
+    "/agent/claim/confirm": { servers: root, post: formPost("Confirm the key's name: the agent gets its key", Agents.ConfirmForm) },
     "/agent/verify-email": { servers: root, get: page("Verify an email address from its link", [plain("token", "The link's token", true)]) },
     "/_admin/{operation}": {
       servers: [{ url: "http://127.0.0.1:{port}", description: "The admin channel: loopback only, its port and token in <SIFT_DATA_DIR>/admin.json", variables: { port: { default: "0" } } }],

@@ -10,7 +10,7 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { AgentRegistration, Users } from "@sift/auth"
 import { Mailer } from "@sift/store"
-import { Config, Effect, Option } from "effect"
+import { Config, Effect, Option, Schema } from "effect"
 import * as OAuth from "../Mcp/OAuth.js"
 import { limitRegistrations } from "./Limits.js"
 import { csrfField, escape, page, seeOther, sessionCookie, sessionSecret } from "./Pages.js"
@@ -54,11 +54,25 @@ const json = (body: unknown, status = 200) => HttpServerResponse.unsafeJson(body
 const oauthAnswer = (result: { readonly _tag: "OAuthError"; readonly error: string; readonly description: string } | object) =>
   "_tag" in result && result._tag === "OAuthError" ? json({ error: result.error, error_description: result.description }, 400) : json(result)
 
-const formOf = (request: HttpServerRequest.HttpServerRequest) =>
+const field = Schema.optional(Schema.String)
+
+/** The form of the claim page's sign-up and sign-in posts. */
+export const CredentialsForm = Schema.Struct({ csrf: field, email: field, password: field })
+/** The form of the claim page's code post. */
+export const CodeForm = Schema.Struct({ csrf: field, user_code: field })
+/** The form of the claim page's confirmation post. */
+export const ConfirmForm = Schema.Struct({ csrf: field, registration_id: field, api_key_name: field })
+/** The members of `POST /oauth2/token` the agent grants read (the claim grants and jwt-bearer). */
+export const TokenForm = Schema.Struct({ grant_type: field, claim_token: field, assertion: field, resource: field })
+/** The form of `POST /oauth2/revoke`. */
+export const RevokeForm = Schema.Struct({ token: field })
+
+/** A form body read with its Schema (the first value of a repeated member; members it does not name are dropped). */
+const formOf = <A>(request: HttpServerRequest.HttpServerRequest, schema: Schema.Schema<A, { readonly [key: string]: string | undefined }>) =>
   Effect.map(Effect.orElseSucceed(request.urlParamsBody, () => [] as Array<[string, string]>), (pairs) => {
-    const form: Record<string, string> = {}
+    const form: Record<string, string> = Object.create(null)
     for (const [key, value] of pairs) if (!(key in form)) form[key] = value
-    return form
+    return Schema.decodeUnknownSync(schema)(form)
   })
 
 // ---- the claim page ----
@@ -112,9 +126,9 @@ const claimPage = Effect.gen(function*() {
 })
 
 /** A form post with a valid session and CSRF token, or the refusal page. */
-const checkedPost = Effect.gen(function*() {
+const checkedPost = <A extends { readonly csrf?: string | undefined }>(schema: Schema.Schema<A, { readonly [key: string]: string | undefined }>) => Effect.gen(function*() {
   const request = yield* HttpServerRequest.HttpServerRequest
-  const form = yield* formOf(request)
+  const form = yield* formOf(request, schema)
   const secret = sessionSecret(request)
   const session = secret === undefined ? Option.none<Users.Session>() : yield* Users.findSession(secret)
   if (Option.isNone(session) || form.csrf === undefined || form.csrf !== session.value.csrf) {
@@ -135,7 +149,7 @@ const verificationMail = (origin: string, email: string, token: string) => {
 }
 
 const signUpPost = Effect.gen(function*() {
-  const post = yield* checkedPost
+  const post = yield* checkedPost(CredentialsForm)
   if (post._tag === "Refused") return post.response
   const result = yield* Users.signUp({ email: post.form.email ?? "", password: post.form.password ?? "" })
   if (result._tag === "Refused") return yield* page("Connect your agent", signInForms(post.session.csrf, post.form.email ?? "", refusals[result.reason]), { status: 400 })
@@ -145,7 +159,7 @@ const signUpPost = Effect.gen(function*() {
 })
 
 const signInPost = Effect.gen(function*() {
-  const post = yield* checkedPost
+  const post = yield* checkedPost(CredentialsForm)
   if (post._tag === "Refused") return post.response
   const result = yield* Users.signIn({ email: post.form.email ?? "", password: post.form.password ?? "" })
   if (result._tag === "Refused") return yield* page("Connect your agent", signInForms(post.session.csrf, post.form.email ?? "", refusals[result.reason]), { status: result.reason === "locked" ? 429 : 400 })
@@ -158,7 +172,7 @@ const signedIn = (session: Users.Session) =>
   session.userId === null ? Effect.succeed(Option.none<Users.User>()) : Users.getUser(session.userId)
 
 const codePost = Effect.gen(function*() {
-  const post = yield* checkedPost
+  const post = yield* checkedPost(CodeForm)
   if (post._tag === "Refused") return post.response
   const user = yield* signedIn(post.session)
   if (Option.isNone(user)) return seeOther(CLAIM_PATH)
@@ -185,7 +199,7 @@ const codePost = Effect.gen(function*() {
 })
 
 const confirmPost = Effect.gen(function*() {
-  const post = yield* checkedPost
+  const post = yield* checkedPost(ConfirmForm)
   if (post._tag === "Refused") return post.response
   const user = yield* signedIn(post.session)
   if (Option.isNone(user)) return seeOther(CLAIM_PATH)
@@ -220,7 +234,7 @@ const identity = Effect.gen(function*() {
   return oauthAnswer(yield* AgentRegistration.register(body, `${origin}${CLAIM_PATH}`))
 })
 
-const token = (form: Record<string, string>) =>
+const token = (form: typeof TokenForm.Type) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const origin = yield* originOf(request)
@@ -260,13 +274,13 @@ export const mount = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResp
       case "POST /agent/identity":
         return yield* limitRegistrations(failSafe(identity, false))
       case "POST /oauth2/token": {
-        const form = yield* formOf(request)
+        const form = yield* formOf(request, TokenForm)
         if (GRANTS.includes(form.grant_type ?? "")) return yield* failSafe(token(form), false)
         if (form.grant_type === undefined) return json({ error: "invalid_request", error_description: "grant_type is required" }, 400)
         break
       }
       case "POST /oauth2/revoke": {
-        const form = yield* formOf(request)
+        const form = yield* formOf(request, RevokeForm)
         return yield* failSafe(Effect.map(AgentRegistration.revoke(form.token), (result) => "_tag" in result ? oauthAnswer(result) : json({})), false)
       }
       case `GET ${CLAIM_PATH}`:

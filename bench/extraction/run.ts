@@ -93,7 +93,8 @@ for (const contender of chosen) {
   const pps = pages.length / (tally.ms / 1000)
   console.log(
     `${contender.label.padEnd(44)} P ${fmt(m.precision)} R ${fmt(m.recall)} F1 ${fmt(m.f1)}` +
-      `  | odd F1 ${fmt(odd.f1)} even F1 ${fmt(even.f1)}` +
+      `  | odd P ${fmt(odd.precision)} R ${fmt(odd.recall)} F1 ${fmt(odd.f1)}` +
+      `  | even P ${fmt(even.precision)} R ${fmt(even.recall)} F1 ${fmt(even.f1)}` +
       `  | ${(tally.ms / 1000).toFixed(1)} s, ${pps.toFixed(1)} pages/s${tally.failures ? `, ${tally.failures} failed` : ""}`
   )
 }

@@ -59,6 +59,13 @@ const reopensFormatting = new Set(["applet", "area", "br", "embed", "img", "inpu
 /** The active formatting list keeps at most this many entries since the last marker (so reopening is bounded). */
 const maxActive = 64
 
+/** Same attributes, in any order (the Noah's ark comparison). */
+const sameAttributes = (a: ReadonlyArray<[string, string]>, b: ReadonlyArray<[string, string]>): boolean => {
+  if (a.length !== b.length) return false
+  for (const [name, value] of a) if (!b.some((other) => other[0] === name && other[1] === value)) return false
+  return true
+}
+
 const tableEnds = new Set(["table", "tbody", "thead", "tfoot", "tr", "caption", "colgroup"])
 /** Special elements an `li`/`dd`/`dt` start looks through for the item it closes. */
 const listItemPassable = new Set(["address", "div", "p"])
@@ -68,13 +75,15 @@ const scopeBit = 1
 const specialBit = 2
 const listStopBit = 4
 const headingBit = 8
+const formattingBit = 16
 const categories = new Map<string, number>()
 const categoriesOf = (tag: string): number => {
   let bits = categories.get(tag)
   if (bits === undefined) {
     bits = (scopeBoundary.has(tag) ? scopeBit : 0) |
       (special.has(tag) ? specialBit | (listItemPassable.has(tag) ? 0 : listStopBit) : 0) |
-      (headings.has(tag) ? headingBit : 0)
+      (headings.has(tag) ? headingBit : 0) |
+      (formatting.has(tag) ? formattingBit : 0)
     // Foreign and custom element names are unbounded in number; only the HTML vocabulary is remembered.
     if (bits !== 0 || categories.size < 1024) categories.set(tag, bits)
   }
@@ -116,7 +125,9 @@ class TreeBuilder implements TokenizerCallbacks {
    * each entry's name-and-attributes key: formatting closed by a block end is opened again before the next content.
    */
   private readonly active: Array<Element | null> = []
-  private readonly activeKeys: Array<string> = []
+  private readonly activeAttributes: Array<ReadonlyArray<[string, string]>> = []
+  /** The formatting elements now on the stack (whether an active entry is open, in constant time at any depth). */
+  private readonly openFormatting = new Set<Element>()
   private skipNewline = false
   private tagName = ""
   private attributes: Array<[string, string]> = []
@@ -321,7 +332,7 @@ class TreeBuilder implements TokenizerCallbacks {
       this.insert(node, !voidElements.has(name))
     }
     if (formatting.has(name)) this.remember(node, name, attributes)
-    else if (markers.has(name)) this.active.push(null), this.activeKeys.push("")
+    else if (markers.has(name)) this.active.push(null), this.activeAttributes.push([])
     if (name === "svg" || name === "math") this.foreign++
     if (name === "pre" || name === "listing" || name === "textarea") this.skipNewline = true
   }
@@ -387,6 +398,7 @@ class TreeBuilder implements TokenizerCallbacks {
     if (bits & specialBit) this.specialAt.push(at)
     if (bits & listStopBit) this.listStopAt.push(at)
     if (bits & headingBit) this.headingAt.push(at)
+    if (bits & formattingBit) this.openFormatting.add(node)
   }
 
   /** Stack position of the innermost open element named `name`, or -1. */
@@ -409,6 +421,7 @@ class TreeBuilder implements TokenizerCallbacks {
       if (bits & specialBit) this.specialAt.pop()
       if (bits & listStopBit) this.listStopAt.pop()
       if (bits & headingBit) this.headingAt.pop()
+      if (bits & formattingBit) this.openFormatting.delete(node)
     }
     if (bits & scopeBit && this.active.length > 0 && markers.has(node.tagName)) this.clearToMarker()
     if (node.tagName === "svg" || node.tagName === "math") this.foreign = Math.max(0, this.foreign - 1)
@@ -476,13 +489,13 @@ class TreeBuilder implements TokenizerCallbacks {
 
   /** Adds a formatting element to the active list; as browsers do, at most 3 alike (name and attributes) since the marker. */
   private remember(node: Element, name: string, attributes: ReadonlyArray<[string, string]>): void {
-    let key = name
-    for (const [attribute, value] of attributes) key += "\u0000" + attribute + "=" + value
     let alike = 0
     let first = -1
     let marker = this.active.length - 1
-    for (; marker >= 0 && this.active[marker] !== null; marker--) {
-      if (this.activeKeys[marker] === key) {
+    for (; marker >= 0; marker--) {
+      const entry = this.active[marker]
+      if (entry === null) break
+      if (entry!.tagName === name && sameAttributes(this.activeAttributes[marker]!, attributes)) {
         alike++
         first = marker
       }
@@ -490,12 +503,12 @@ class TreeBuilder implements TokenizerCallbacks {
     if (alike >= 3) this.removeActive(first)
     else if (this.active.length - marker - 1 >= maxActive) this.removeActive(marker + 1)
     this.active.push(node)
-    this.activeKeys.push(key)
+    this.activeAttributes.push(attributes)
   }
 
   private removeActive(index: number): void {
     this.active.splice(index, 1)
-    this.activeKeys.splice(index, 1)
+    this.activeAttributes.splice(index, 1)
   }
 
   /** Drops the last active entry named `name` since the marker (its end tag was seen, or `<a>` replaces a link). */
@@ -509,16 +522,13 @@ class TreeBuilder implements TokenizerCallbacks {
 
   private clearToMarker(): void {
     while (this.active.length > 0) {
-      this.activeKeys.pop()
+      this.activeAttributes.pop()
       if (this.active.pop() === null) return
     }
   }
 
   private isOpen(node: Element): boolean {
-    const positions = this.open.get(node.tagName)
-    if (positions === undefined) return false
-    for (let i = positions.length - 1; i >= 0; i--) if (this.stack[positions[i]!] === node) return true
-    return false
+    return this.openFormatting.has(node)
   }
 
   /** Reopens formatting elements closed by a block end (`<p><b>x</p><p>y` makes `y` bold too, as in browsers). */

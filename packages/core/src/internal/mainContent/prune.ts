@@ -6,7 +6,7 @@ import type { Element, ElementContent } from "hast"
 import { attributeHint } from "./hints.js"
 import { maxByline } from "./chrome.js"
 import { continuation, furniture, furnitureOpening, relatedLabel, relatedLead } from "./phrases.js"
-import { type Stats, linkDensity, textOf } from "./stats.js"
+import { type Stats, inlineTags, linkDensity, textOf } from "./stats.js"
 
 /** Blocks inside the content that are more than this share link text are navigation left over. */
 const maxLinkDensity = 0.35
@@ -75,7 +75,8 @@ const isTeaser = (element: Element, s: Stats): boolean => {
 
 /** A paragraph led by a "Read also:" label whose rest is mostly its link: a teaser of another article. */
 const isLedTeaser = (element: Element, s: Stats): boolean => {
-  if (s.text > 250 || s.link === 0) return false
+  // A lead is text outside the link: a link alone (the commonest short element) is never one.
+  if (s.text > 250 || s.link === 0 || s.link === s.text || inlineTags.has(element.tagName)) return false
   const text = textOf(element).replace(/\s+/gu, " ").trim()
   const lead = relatedLead.exec(text)
   if (lead === null) return false

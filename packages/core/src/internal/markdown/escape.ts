@@ -16,11 +16,12 @@ const tagLike = /^<[A-Za-z/!?]/
  */
 export const escapeText = (text: string, table: boolean, linked = false): string => {
   const escaped = special.test(text) ? escapeSyntax(text, table) : text
-  return linked || !autolinkLike.test(escaped) ? escaped : escapeAutolinks(escaped)
+  return linked || !autolinkLike(escaped) ? escaped : escapeAutolinks(escaped)
 }
 
-/** Where GFM would turn bare text into a link: `www.`, `http://`, `https://` and e-mail addresses. */
-const autolinkLike = /@|www\.|:\/\//i
+/** Whether GFM might link part of the text (`www.`, `http://`, `https://`, an e-mail address); cheap, may say yes. */
+const autolinkLike = (text: string): boolean =>
+  text.includes("@") || text.includes("://") || text.includes("w.") || text.includes("W.")
 const autolinkParts = /(^|[^\p{L}\p{N}])(www)\.(?=[\p{L}\p{N}_-])|(https?):(?=\/\/)|(?<=[A-Za-z0-9._+-])@(?=[A-Za-z0-9_-])/giu
 
 /** Escapes the character that makes GFM link bare text (`www\.`, `https\://`, `name\@host`): the text reads the same. */

@@ -199,8 +199,6 @@ export const optional = <S extends Schema.Schema.All>(member: S) => Schema.optio
 export const boolean = reading(Schema.Boolean, readBoolean)
 /** A whole number; `null` or empty is absent. */
 export const integer = reading(Schema.Int, readInteger)
-/** A whole number from `min` to `max`. */
-export const integerBetween = (min: number, max: number) => reading(Schema.Int.pipe(Schema.between(min, max)), readInteger)
 /** Text (the last of repeated values). */
 export const string = reading(Schema.String, readString)
 /** One of `values`, failing with "must be one of ...". */

@@ -151,8 +151,8 @@ export class CreditLedger extends Effect.Service<CreditLedger>()("@sift/auth/Cre
         events AS (INSERT INTO credit_events (org_id, request_id, credits) SELECT org_id, request_id, credits FROM c WHERE credits > 0)
         SELECT charged.id, charged.credits_remaining FROM (SELECT ${GroupCommit.synchronousCommit(sql)} AS durable) d LEFT JOIN charged ON true`
 
-    /** A JSON value as a string literal, for a statement sent without parameters (`E'…'` reads alike whatever the server's settings). */
-    const literalJson = (value: unknown) => sql.literal(`E'${JSON.stringify(value).replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`)
+    /** A JSON value as a string literal, for a statement sent without parameters (`E'…'`, quotes doubled: read alike whatever the server's settings). */
+    const literalJson = (value: unknown) => sql.literal(`E'${JSON.stringify(value).replace(/\\/g, "\\\\").replace(/'/g, "''")}'`)
 
     /**
      * `settle` in a transaction of its own: `BEGIN` and the charges go as one message (no parameters, so PostgreSQL

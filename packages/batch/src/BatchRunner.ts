@@ -20,9 +20,9 @@ import { JobQueue, type JobQueueError } from "@sift/store/JobQueue"
 import { Deliveries } from "@sift/webhooks"
 import { Clock, Duration, Effect, type Scope } from "effect"
 import { randomBytes } from "node:crypto"
-import { gzipSync } from "node:zlib"
+import { createGzip } from "node:zlib"
 import { BatchCredits } from "./BatchCredits.js"
-import { DRIVE_JOB_OPTIONS, FILE_KEY_PREFIX, QUEUE } from "./Batches.js"
+import { DRIVE_JOB_OPTIONS, FILE_CHUNK_BYTES, fileChunkKeys, QUEUE } from "./Batches.js"
 import * as BatchSpec from "./BatchSpec.js"
 import * as Records from "./internal/records.js"
 import * as Views from "./internal/views.js"
@@ -41,6 +41,8 @@ export interface RunnerOptions {
   readonly sweepMs?: number | undefined
   /** The URL of a result file in completion events (default the path `/v1/files/{id}`). */
   readonly fileUrl?: ((id: string) => string) | undefined
+  /** Records per NDJSON part at most (default `PART_RECORDS`; smaller in tests). */
+  readonly partRecords?: number | undefined
 }
 
 /** Records per NDJSON part at most, and its uncompressed bytes at most (wave2 §21.3). */
@@ -160,28 +162,33 @@ export const drive = (batchId: string, options: RunnerOptions = {}): Effect.Effe
             links.push({ url, urlKey, seq: nextSeq++ })
           }
         }
-        const code = made?.status === "error" ? String(made["error_code"]) : undefined
-        yield* sql.withTransaction(Effect.gen(function*() {
-          const written = yield* sql`
-            UPDATE batch_pages SET state = ${state}, record = ${made === undefined ? null : JSON.stringify(made)}, ocr_pages = ${ocr}
-            WHERE batch_id = ${batchId} AND seq = ${pending.seq} AND state = 'pending' RETURNING seq`
-          if (written.length === 0) return
-          if (links.length > 0) {
-            yield* sql`INSERT INTO batch_pages ${sql.insert(links.map((l) => ({
-              batch_id: batchId, seq: l.seq, url: l.url, url_key: l.urlKey, item_id: null, meta: null, depth: pending.depth + 1, state: "pending"
-            })))} ON CONFLICT DO NOTHING`
-          }
-          yield* sql`
-            UPDATE batches SET
-              succeeded = succeeded + ${state === "ok" ? 1 : 0},
-              failed = failed + ${state === "error" ? 1 : 0},
-              skipped = skipped + ${state === "skipped" ? 1 : 0},
-              pages = pages + ${links.length},
-              page_errors = CASE WHEN ${code ?? null}::text IS NULL THEN page_errors
-                ELSE jsonb_set(page_errors, ARRAY[${code ?? ""}::text], to_jsonb(coalesce((page_errors ->> ${code ?? ""})::int, 0) + 1)) END
-            WHERE id = ${batchId}`
-        }))
+        // Counted now, before any other page's links are chosen, so pages read at once never pass the ceiling together.
         pages += links.length
+        const code = made?.status === "error" ? String(made["error_code"]) : null
+        // One statement (one round trip, atomic): the record only if the page is still pending, then its links and the
+        // batch's counters only if the record was written.
+        const [counted] = yield* sql<{ added: number | string }>`
+          WITH written AS (
+            UPDATE batch_pages SET state = ${state}, record = ${made === undefined ? null : JSON.stringify(made)}::jsonb, ocr_pages = ${ocr}
+            WHERE batch_id = ${batchId} AND seq = ${pending.seq} AND state = 'pending' RETURNING 1
+          ), added AS (
+            INSERT INTO batch_pages (batch_id, seq, url, url_key, item_id, meta, depth, state)
+            SELECT ${batchId}, l.seq, l.url, l.url_key, NULL, NULL, ${pending.depth + 1}, 'pending'
+            FROM jsonb_to_recordset(${JSON.stringify(links.map((l) => ({ seq: l.seq, url: l.url, url_key: l.urlKey })))}::jsonb)
+              AS l(seq integer, url text, url_key text)
+            WHERE EXISTS (SELECT 1 FROM written)
+            ON CONFLICT DO NOTHING RETURNING 1
+          )
+          UPDATE batches SET
+            succeeded = succeeded + ${state === "ok" ? 1 : 0},
+            failed = failed + ${state === "error" ? 1 : 0},
+            skipped = skipped + ${state === "skipped" ? 1 : 0},
+            pages = pages + (SELECT count(*) FROM added),
+            page_errors = CASE WHEN ${code}::text IS NULL THEN page_errors
+              ELSE jsonb_set(page_errors, ARRAY[${code ?? ""}::text], to_jsonb(coalesce((page_errors ->> ${code ?? ""})::int, 0) + 1)) END
+          WHERE id = ${batchId} AND EXISTS (SELECT 1 FROM written)
+          RETURNING (SELECT count(*) FROM added) AS added`
+        pages -= links.length - Number(counted?.added ?? 0)
       })
 
     let after = 0
@@ -198,14 +205,14 @@ export const drive = (batchId: string, options: RunnerOptions = {}): Effect.Effe
       })
     }
     if (lost) return
-    yield* settle(batchId, cancelling ? "cancelled" : "completed", options.fileUrl)
+    yield* settle(batchId, cancelling ? "cancelled" : "completed", options)
   }))
 
 /** Settles a batch once: its NDJSON parts, its refund and OCR charge, its final status and its completion event. */
 export const settle = (
   batchId: string,
   status: "completed" | "cancelled" | "failed",
-  fileUrl: (id: string) => string = (id) => `/v1/files/${id}`
+  options: Pick<RunnerOptions, "fileUrl" | "partRecords"> = {}
 ) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -214,7 +221,7 @@ export const settle = (
     yield* sql.withTransaction(Effect.gen(function*() {
       const [batch] = yield* sql<Views.BatchRow>`SELECT * FROM batches WHERE id = ${batchId} FOR UPDATE`
       if (batch === undefined || Views.isFinal(batch.status)) return
-      const parts = yield* writeParts(batchId, blobs)
+      const parts = yield* writeParts(batchId, blobs, options.partRecords ?? PART_RECORDS)
       const [ocr] = yield* sql<{ pages: string | number }>`
         SELECT coalesce(sum(ocr_pages), 0) AS pages FROM batch_pages WHERE batch_id = ${batchId} AND state = 'ok'`
       const ocrPages = Number(ocr?.pages ?? 0)
@@ -231,7 +238,7 @@ export const settle = (
           id: Deliveries.eventId(),
           type: `batch.${status}`,
           created_at: now.toISOString(),
-          data: { batch: Views.retrieve(settled!, parts, fileUrl) }
+          data: { batch: Views.retrieve(settled!, parts, options.fileUrl ?? ((id) => `/v1/files/${id}`)) }
         }
         const retry = webhook.legacy === true || webhook.retry === undefined
           ? undefined
@@ -242,44 +249,78 @@ export const settle = (
     }))
   })
 
-/** Writes the NDJSON parts of a batch's records (in seq order), returning their rows. */
-const writeParts = (batchId: string, blobs: BlobStore["Type"]) =>
+/**
+ * Writes the NDJSON parts of a batch's records (in seq order), returning their rows. Records are read a few hundred
+ * at a time and compressed as they come, so a part of 5,000 large records never sits in memory uncompressed.
+ */
+const writeParts = (batchId: string, blobs: BlobStore["Type"], partRecords: number) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const expires = new Date((yield* Clock.currentTimeMillis) + RESULTS_TTL_MS)
     const parts: Array<Views.FileRow> = []
-    let lines: Array<string> = []
-    let bytes = 0
+    let gzip: PartWriter | undefined
     const flush = Effect.suspend((): Effect.Effect<void, SqlError> => {
-      if (lines.length === 0) return Effect.void
-      const gz = gzipSync(Buffer.from(lines.join(""), "utf8"))
-      const part: Views.FileRow = { id: fileId(), part: parts.length + 1, items: lines.length, bytes: gz.length }
-      parts.push(part)
-      lines = []
-      bytes = 0
-      return Effect.zipRight(
-        blobs.put(FILE_KEY_PREFIX + part.id, gz, { contentType: "application/gzip" }),
-        Effect.asVoid(sql`INSERT INTO batch_files ${sql.insert({ ...part, batch_id: batchId, expires_at: expires })}`)
-      )
+      if (gzip === undefined) return Effect.void
+      const finished = gzip
+      gzip = undefined
+      return Effect.flatMap(Effect.promise(() => finished.end()), (gz) => {
+        const part: Views.FileRow = { id: fileId(), part: parts.length + 1, items: finished.items, bytes: gz.length }
+        parts.push(part)
+        return Effect.zipRight(
+          // In chunks: one large value in one statement costs PGlite hundreds of MB of memory for a moment.
+          Effect.forEach(fileChunkKeys(part.id, gz.length), (key, i) =>
+            blobs.put(key, gz.subarray(i * FILE_CHUNK_BYTES, (i + 1) * FILE_CHUNK_BYTES), { contentType: "application/gzip" }), { discard: true }),
+          Effect.asVoid(sql`INSERT INTO batch_files ${sql.insert({ ...part, batch_id: batchId, expires_at: expires })}`)
+        )
+      })
     })
     let after = 0
     while (true) {
       const rows = yield* sql<{ seq: number; record: string }>`
         SELECT seq, record::text AS record FROM batch_pages WHERE batch_id = ${batchId} AND record IS NOT NULL AND seq > ${after}
-        ORDER BY seq LIMIT 1000`
+        ORDER BY seq LIMIT 200`
       if (rows.length === 0) break
       after = rows[rows.length - 1]!.seq
       for (const row of rows) {
         const line = row.record + "\n"
         const size = Buffer.byteLength(line)
-        if (lines.length >= PART_RECORDS || (lines.length > 0 && bytes + size > PART_BYTES)) yield* flush
-        lines.push(line)
-        bytes += size
+        if (gzip !== undefined && (gzip.items >= partRecords || gzip.bytes + size > PART_BYTES)) yield* flush
+        gzip ??= new PartWriter()
+        gzip.write(line, size)
       }
+      const writer = gzip
+      if (writer !== undefined) yield* Effect.promise(() => writer.drained())
     }
     yield* flush
     return parts
   })
+
+/** One gzip part being written: lines in, compressed chunks collected. */
+class PartWriter {
+  items = 0
+  bytes = 0
+  private readonly chunks: Array<Buffer> = []
+  private readonly stream = createGzip()
+  constructor() {
+    this.stream.on("data", (chunk: Buffer) => this.chunks.push(chunk))
+  }
+  write(line: string, size: number): void {
+    this.items++
+    this.bytes += size
+    this.stream.write(line)
+  }
+  /** Resolves once the compressor has taken what was written (so lines never pile up uncompressed). */
+  drained(): Promise<void> {
+    return this.stream.writableNeedDrain ? new Promise((resolve) => this.stream.once("drain", () => resolve())) : Promise.resolve()
+  }
+  end(): Promise<Buffer> {
+    return new Promise((resolve, reject) => {
+      this.stream.once("error", reject)
+      this.stream.once("end", () => resolve(Buffer.concat(this.chunks)))
+      this.stream.end()
+    })
+  }
+}
 
 /** Queues a drive for every active batch no live process holds (its worker died, or none started it). */
 export const sweep = Effect.gen(function*() {

@@ -15,7 +15,7 @@ import * as BlobStore from "@sift/store/BlobStore"
 import * as Ids from "@sift/store/Ids"
 import { JobQueue, type JobQueueError } from "@sift/store/JobQueue"
 import { Secrets } from "@sift/webhooks"
-import { Clock, Effect, Redacted } from "effect"
+import { Clock, Effect, Option, Redacted } from "effect"
 import { createHash } from "node:crypto"
 import { BatchCredits } from "./BatchCredits.js"
 import { BatchRefused } from "./BatchErrors.js"
@@ -147,19 +147,21 @@ export const submit = (
         pages: plan.pages.length,
         created_at: now
       })} RETURNING *`
-      // Pages in chunks: 25,000 rows in one statement would pass PostgreSQL's 65,535 parameters.
+      // Pages as one JSON parameter per 5,000 (a parameter per value would pass PostgreSQL's 65,535 and cost PGlite a
+      // parse per parameter).
       for (let at = 0; at < plan.pages.length; at += 5_000) {
         const chunk = plan.pages.slice(at, at + 5_000).map((page, i) => ({
-          batch_id: id,
           seq: at + i + 1,
           url: page.url,
           url_key: page.urlKey,
           item_id: page.itemId,
-          meta: page.meta === null ? null : JSON.stringify(page.meta),
-          depth: page.depth,
-          state: "pending"
+          meta: page.meta,
+          depth: page.depth
         }))
-        yield* sql`INSERT INTO batch_pages ${sql.insert(chunk)}`
+        yield* sql`
+          INSERT INTO batch_pages (batch_id, seq, url, url_key, item_id, meta, depth, state)
+          SELECT ${id}, p.seq, p.url, p.url_key, p.item_id, p.meta, p.depth, 'pending'
+          FROM jsonb_to_recordset(${JSON.stringify(chunk)}::jsonb) AS p(seq integer, url text, url_key text, item_id text, meta jsonb, depth integer)`
       }
       if (options.idempotencyKey !== undefined) {
         yield* sql`INSERT INTO batch_idempotency ${sql.insert({ org_id: owner.orgId, key: options.idempotencyKey, body_hash: hash, batch_id: id, created_at: now })}
@@ -312,8 +314,8 @@ export const remove = (owner: Owner, id: string) =>
         return yield* new BatchRefused({ reason: "NotCompleted", detail: `Batch ${id} is ${batch.status}; cancel it and wait for it to settle before deleting it` })
       }
       const blobs = yield* BlobStore.BlobStore
-      const files = yield* sql<{ id: string }>`DELETE FROM batch_files WHERE batch_id = ${id} RETURNING id`
-      for (const file of files) yield* blobs.delete(FILE_KEY_PREFIX + file.id)
+      const files = yield* sql<{ id: string; bytes: number }>`DELETE FROM batch_files WHERE batch_id = ${id} RETURNING id, bytes`
+      for (const file of files) for (const key of fileChunkKeys(file.id, file.bytes)) yield* blobs.delete(key)
       yield* sql`DELETE FROM batch_pages WHERE batch_id = ${id}`
       yield* sql`DELETE FROM batch_idempotency WHERE batch_id = ${id}`
       yield* sql`DELETE FROM batches WHERE id = ${id}`
@@ -321,5 +323,28 @@ export const remove = (owner: Owner, id: string) =>
     }))
   })
 
-/** Where a batch file's bytes live in the BlobStore. */
+/** Where a batch file's bytes live in the BlobStore: `batch-file/<id>/<n>`, in chunks of `FILE_CHUNK_BYTES`. */
 export const FILE_KEY_PREFIX = "batch-file/"
+
+/** The size of a stored chunk of a batch file. */
+export const FILE_CHUNK_BYTES = 256 * 1024
+
+/** The BlobStore keys of a file of `bytes` bytes, in order. */
+export const fileChunkKeys = (id: string, bytes: number): Array<string> =>
+  Array.from({ length: Math.max(1, Math.ceil(bytes / FILE_CHUNK_BYTES)) }, (_, n) => `${FILE_KEY_PREFIX}${id}/${n}`)
+
+/** A batch file by its capability id: its gzipped NDJSON bytes while it has not expired, else `undefined`. */
+export const readFile = (id: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const blobs = yield* BlobStore.BlobStore
+    const [file] = yield* sql<{ bytes: number; expires_at: Date }>`SELECT bytes, expires_at FROM batch_files WHERE id = ${id}`
+    if (file === undefined || new Date(file.expires_at).getTime() <= (yield* Clock.currentTimeMillis)) return undefined
+    const chunks: Array<Uint8Array> = []
+    for (const key of fileChunkKeys(id, file.bytes)) {
+      const blob = yield* blobs.get(key)
+      if (Option.isNone(blob)) return undefined
+      chunks.push(blob.value.bytes)
+    }
+    return Buffer.concat(chunks)
+  })

@@ -13,6 +13,7 @@ import { Deliveries, migrations as webhookMigrations } from "@sift/webhooks"
 import { ConfigProvider, Effect, Fiber, Layer } from "effect"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
+import { randomBytes } from "node:crypto"
 import { gunzipSync } from "node:zlib"
 import { afterAll, beforeAll } from "vitest"
 import { backends, title, unique } from "../../store/test/support/backends.js"
@@ -35,6 +36,10 @@ beforeAll(async () => {
     const path = (req.url ?? "/").split("?")[0]!
     hits.set(path, (hits.get(path) ?? 0) + 1)
     if (path === "/robots.txt") return void res.writeHead(200, { "content-type": "text/plain" }).end("User-agent: *\nDisallow: /private\n")
+    if (path.startsWith("/big/")) {
+      // Text that hardly compresses, so the batch's file spans several stored chunks.
+      return void res.writeHead(200, { "content-type": "text/html" }).end(page(`Big ${path}`, []).replace("</main>", `<p>${randomBytes(300_000).toString("base64")}</p></main>`))
+    }
     if (path === "/missing") return void res.writeHead(404, { "content-type": "text/html" }).end("<h1>no</h1>")
     if (path.startsWith("/slow/")) {
       setTimeout(() => res.writeHead(200, { "content-type": "text/html" }).end(page(`Slow ${path}`)), 400)
@@ -121,9 +126,8 @@ const allResults = (owner: Batches.Owner, id: string, limit: number) =>
   })
 
 const readFile = (id: string) =>
-  Effect.flatMap(BlobStore.BlobStore, (blobs) =>
-    Effect.map(blobs.get(Batches.FILE_KEY_PREFIX + id), (blob) =>
-      gunzipSync((blob as any).value.bytes).toString("utf8").split("\n").filter((l) => l !== "").map((l) => JSON.parse(l))))
+  Effect.map(Batches.readFile(id), (bytes) =>
+    gunzipSync(bytes!).toString("utf8").split("\n").filter((l) => l !== "").map((l) => JSON.parse(l)))
 
 for (const backend of backends) {
   describe.skipIf(backend.skip !== undefined)(`batches on ${title(backend)}`, () => {
@@ -233,6 +237,23 @@ for (const backend of backends) {
         expect(listed.data.map((b) => b.id)).toEqual([slow.id])
         expect(yield* Batches.remove(owner, slow.id)).toEqual({ id: slow.id, deleted: true })
         expect(code(yield* Effect.flip(Batches.get(owner, slow.id, String)))).toBe("NOT_FOUND")
+      }).pipe(Effect.provide(environment(backend))), 120_000)
+
+    it.scopedLive("NDJSON parts: records split across parts in order, each part stored in chunks and read back whole", () =>
+      Effect.gen(function*() {
+        const owner: Batches.Owner = { orgId: `org_${unique()}`, keyId: undefined, plan: "pro" }
+        yield* fund(owner.orgId, 100)
+        const made = yield* Batches.submit(owner, scrapeBody(Array.from({ length: 5 }, (_, i) => ({ url: `${origin}/big/${i}` }))), { requestId: "rp" })
+        yield* BatchRunner.drive(made.id, { partRecords: 2 })
+        const view = yield* Batches.get(owner, made.id, (id) => id)
+        expect(view.results!.files.map((f) => f.items)).toEqual([2, 2, 1])
+        expect(view.results!.files[0]!.bytes).toBeGreaterThan(Batches.FILE_CHUNK_BYTES)
+        const fromFiles: Array<unknown> = []
+        for (const file of view.results!.files) fromFiles.push(...yield* readFile(file.url))
+        expect(fromFiles).toEqual(yield* allResults(owner, made.id, 100))
+        expect(fromFiles.map((r: any) => r.url)).toEqual(Array.from({ length: 5 }, (_, i) => `${origin}/big/${i}`))
+        yield* Batches.remove(owner, made.id)
+        expect(yield* Batches.readFile(view.results!.files[0]!.url)).toBeUndefined()
       }).pipe(Effect.provide(environment(backend))), 120_000)
 
     it.scopedLive("a drive killed mid-batch: another takes over after the lease lapses, one record per page, exact credits", () =>

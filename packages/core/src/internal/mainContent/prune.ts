@@ -107,6 +107,7 @@ export const pruneContent = (roots: ReadonlyArray<Element>, stats: Map<Element, 
               kept.push(...imagesIn(child))
               continue
             }
+            cutCredit(child)
           } else if (s.text <= 80 && labelTags.has(child.tagName)) {
             const label = textOf(child).replace(/\s+/gu, " ").trim()
             if (relatedLabel.test(label) && sectionLabelTags.has(child.tagName) && !continuation.test(label)) {
@@ -183,6 +184,37 @@ export const trimRelated = (roots: ReadonlyArray<Element>, stats: Map<Element, S
     }
     if (drop.size > 0) container.children = container.children.filter((c) => c.type !== "element" || !drop.has(c))
   }
+}
+
+/** Where a picture credit starts inside a caption: "© …", "Foto: …", "(Photo: …)", a stock agency's name. */
+const creditStart =
+  /\(?\s*(?:©|\(c\)|\b(?:foto|fotos|photo|photos|bild|bilder|quelle|credit|kuva|zdjęcie|image|source)\s*:|\b(?:shutterstock|istock|getty images|clipdealer|unsplash|adobe stock|imago|picture alliance)\b)/iu
+
+/** Cuts the caption at its credit (the credit and everything after it go; the description stays). */
+const cutCredit = (caption: Element): void => {
+  let cut = false
+  const visit = (element: Element): void => {
+    const kept: Array<ElementContent> = []
+    for (const child of element.children) {
+      if (cut) break
+      if (child.type === "text") {
+        const match = creditStart.exec(child.value)
+        if (match !== null) {
+          cut = true
+          // A credit written `Name/Agency` loses the name too.
+          const before = child.value.slice(0, match.index).replace(/[\p{L}\p{N}._-]+\s*\/\s*$/u, "")
+          if (before.trim() !== "") kept.push({ type: "text", value: before })
+          break
+        }
+      } else if (child.type === "element") {
+        visit(child)
+        if (cut && child.children.length === 0) break
+      }
+      kept.push(child)
+    }
+    element.children = kept
+  }
+  visit(caption)
 }
 
 /** Captions that only credit the picture. */

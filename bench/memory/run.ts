@@ -1,7 +1,9 @@
 /**
  * bench/memory: 2,000 scrapes of local pages in one process. Heap and RSS after the last scrape must be within 10% of
  * what they were after the first 200 (no growth per request). Pages are real corpus pages served by a local node:http
- * server; the in-memory cache is off so every scrape fetches, parses and formats.
+ * server; the in-memory cache is off so every scrape fetches, parses and formats. Two of the hundred pages ask for a
+ * browser, so the renderer (on by default) runs too; its guard is told to allow this loopback origin, as in tests. The
+ * RSS lines also show V8's committed heap and the main malloc heap, and Chromium's own processes apart.
  *
  *   npm run bench -- memory [--scrapes 2000] [--warmup 200]
  */
@@ -27,17 +29,50 @@ const server = createServer((req, res) => {
 await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
 const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 
-const scraper = Scraper.make({ fetcher: { allowPrivateTargets: true }, cache: "none" })
+// Some corpus pages ask for a browser (the renderer is on by default): its guard must let it reach this loopback server,
+// as the Fetcher's must, the way tests configure both.
+const scraper = Scraper.make({ fetcher: { allowPrivateTargets: true }, renderer: { allowPrivateTargets: true }, cache: "none" })
 const gc = (globalThis as { gc?: () => void }).gc
+// The main thread's malloc heap (glibc's brk segment), where the RSS beyond V8's heap has been seen to grow.
+const mallocHeap = (): number => {
+  try {
+    const smaps = readFileSync("/proc/self/smaps", "utf8")
+    const at = smaps.indexOf(" [heap]\n")
+    if (at === -1) return 0
+    const rss = /\nRss:\s+(\d+) kB/.exec(smaps.slice(at))
+    return rss === null ? 0 : Number(rss[1]) * 1024
+  } catch {
+    return 0
+  }
+}
+// Chromium is its own processes: reported apart, not part of this process's RSS.
+const chromiumRss = (): number => {
+  try {
+    const children = (pid: number): Array<number> =>
+      readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number)
+    let total = 0
+    const walk = (pid: number) => {
+      for (const child of children(pid)) {
+        const status = readFileSync(`/proc/${child}/status`, "utf8")
+        total += Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024
+        walk(child)
+      }
+    }
+    walk(process.pid)
+    return total
+  } catch {
+    return 0
+  }
+}
 const sample = () => {
   gc?.()
   gc?.()
   const usage = process.memoryUsage()
-  return { heap: usage.heapUsed, rss: usage.rss }
+  return { heap: usage.heapUsed, heapTotal: usage.heapTotal, rss: usage.rss, malloc: mallocHeap(), chromium: chromiumRss() }
 }
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1)
 
-let afterWarmup = { heap: 0, rss: 0 }
+let afterWarmup = { heap: 0, heapTotal: 0, rss: 0, malloc: 0, chromium: 0 }
 const started = performance.now()
 for (let i = 0; i < total; i++) {
   await scraper.scrape({
@@ -56,7 +91,10 @@ server.close()
 const heapGrowth = end.heap / afterWarmup.heap - 1
 const rssGrowth = end.rss / afterWarmup.rss - 1
 console.log(`scrapes: ${total} in ${seconds.toFixed(1)} s (${(total / seconds).toFixed(0)}/s)${gc ? "" : " (no --expose-gc: figures are noisier)"}`)
-console.log(`after ${warmup}: heap ${mb(afterWarmup.heap)} MB, rss ${mb(afterWarmup.rss)} MB`)
-console.log(`after ${total}: heap ${mb(end.heap)} MB, rss ${mb(end.rss)} MB`)
+const line = (at: number, s: typeof end) =>
+  `after ${at}: heap ${mb(s.heap)} MB (V8 heap committed ${mb(s.heapTotal)}), rss ${mb(s.rss)} MB (malloc heap ${
+    mb(s.malloc)}), Chromium processes ${mb(s.chromium)} MB apart`
+console.log(line(warmup, afterWarmup))
+console.log(line(total, end))
 console.log(`growth: heap ${(heapGrowth * 100).toFixed(1)}%, rss ${(rssGrowth * 100).toFixed(1)}% (target: within 10%)`)
 process.exitCode = heapGrowth <= 0.1 && rssGrowth <= 0.1 ? 0 : 1

@@ -47,6 +47,8 @@ export interface BrowserPoolOptions {
    * Requests the browser makes on its own (favicons) are refused either way: no result uses them.
    */
   readonly blockTrackers: boolean
+  /** The operator's list of tracker hosts in place of Sift's own (`SIFT_BROWSER_BLOCKLIST_FILE`; a hosts file or one name a line). */
+  readonly blockListFile?: string | undefined
 }
 
 /** The defaults: launch the local Chromium, 4 contexts, private targets refused. */
@@ -173,7 +175,7 @@ export const make = (options: BrowserPoolOptions) =>
         return chromium.launch({ executablePath: chromiumPath(options.executablePath), args })
       }).then(async (launched) => {
         // Favicons and trackers are refused in the browser, for every context, before they leave it.
-        blockedOf = await Trackers.attach(launched, { trackers: options.blockTrackers }).catch(() => noneBlocked)
+        blockedOf = await Trackers.attach(launched, { trackers: options.blockTrackers, listFile: options.blockListFile }).catch(() => noneBlocked)
         return launched
       }),
       catch: (error) => browserFailure("about:blank", error)
@@ -384,7 +386,7 @@ const hostRulesConfig = Config.string("SIFT_HOST_RESOLVER_RULES").pipe(
   Config.withDefault(HostRules.empty)
 )
 
-/** The pool configured from the environment: `SIFT_CHROMIUM_PATH`, `SIFT_BROWSER_WS_ENDPOINT`, `SIFT_BROWSER_GUARD_HOST`, `SIFT_BROWSER_POOL_SIZE`, `SIFT_BROWSER_BLOCK_TRACKERS`, and the Fetcher's `SIFT_ALLOW_PRIVATE_TARGETS`, `SIFT_PROXY_URL`, `SIFT_COUNTRY_PROXIES`, `SIFT_HOST_RESOLVER_RULES`, `SIFT_USER_AGENT`. */
+/** The pool configured from the environment: `SIFT_CHROMIUM_PATH`, `SIFT_BROWSER_WS_ENDPOINT`, `SIFT_BROWSER_GUARD_HOST`, `SIFT_BROWSER_POOL_SIZE`, `SIFT_BROWSER_BLOCK_TRACKERS`, `SIFT_BROWSER_BLOCKLIST_FILE`, and the Fetcher's `SIFT_ALLOW_PRIVATE_TARGETS`, `SIFT_PROXY_URL`, `SIFT_COUNTRY_PROXIES`, `SIFT_HOST_RESOLVER_RULES`, `SIFT_USER_AGENT`. */
 export const layerConfig: Layer.Layer<BrowserPool, ConfigError.ConfigError> = Layer.unwrapEffect(
   Effect.map(
     Config.all({
@@ -397,7 +399,8 @@ export const layerConfig: Layer.Layer<BrowserPool, ConfigError.ConfigError> = La
       countryProxies,
       hostRules: hostRulesConfig,
       userAgent: Config.string("SIFT_USER_AGENT").pipe(Config.withDefault(Fetcher.DEFAULT_USER_AGENT)),
-      blockTrackers: Config.boolean("SIFT_BROWSER_BLOCK_TRACKERS").pipe(Config.withDefault(true))
+      blockTrackers: Config.boolean("SIFT_BROWSER_BLOCK_TRACKERS").pipe(Config.withDefault(true)),
+      blockListFile: Config.option(Config.string("SIFT_BROWSER_BLOCKLIST_FILE"))
     }),
     (config) =>
       layer({
@@ -405,7 +408,8 @@ export const layerConfig: Layer.Layer<BrowserPool, ConfigError.ConfigError> = La
         executablePath: Option.getOrUndefined(config.executablePath),
         wsEndpoint: Option.getOrUndefined(config.wsEndpoint),
         guardHost: Option.getOrUndefined(config.guardHost),
-        proxyUrl: Option.getOrUndefined(Option.map(config.proxyUrl, Redacted.value))
+        proxyUrl: Option.getOrUndefined(Option.map(config.proxyUrl, Redacted.value)),
+        blockListFile: Option.getOrUndefined(config.blockListFile)
       })
   )
 )

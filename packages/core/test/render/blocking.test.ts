@@ -51,7 +51,7 @@ beforeAll(async () => {
     "/tracked": `<!doctype html><html><head><title>Tracked</title><script async src="http://tag.mmtro.com/analytics.js"></script>
 <script async src="http://cdn.tracker-free.test/lib.js"></script></head><body><h1>Tracked</h1><p>${text}</p></body></html>`
   })
-  // One server stands for the tracker's host (mmtro.com: a site analytics filter of the database, `||mmtro.com^$3p`; not
+  // One server stands for the tracker's host (mmtro.com: on Sift's tracker list; not
   // a host Chromium upgrades to HTTPS), an ordinary CDN and the tracker's own website.
   tracker = await countingOrigin({
     "/analytics.js": "window.tracked = true",

@@ -1,58 +1,51 @@
 /**
  * What the browser never fetches: requests it makes on its own (the favicon, and every request of DevTools' type
- * `Other`, which pages do not make) and known trackers and ad servers. Trackers are the requests that a filter of
- * Ghostery's tracker database (`@ghostery/trackerdb`, updated weekly, matched by its own engine) files under
- * advertising, site analytics or adult advertising, when they leave the site of the page that made them.
+ * `Other`, which pages do not make) and known trackers and ad servers: requests to a host on the tracker list (Sift's
+ * own, `trackerHosts.ts`, or the operator's `SIFT_BROWSER_BLOCKLIST_FILE`) or under one, when they leave the site of
+ * the page that made them.
  *
- * One DevTools session on the browser intercepts with URL patterns (one per host a filter names, and the type
- * `Other`), so requests to other hosts never stop on their way; only those to a tracker's host are paused, decided
- * by the engine, and failed or let go.
+ * One DevTools session on the browser intercepts with URL patterns (one pair per listed host, and the type `Other`),
+ * so requests to other hosts never stop on their way; only those to a listed host are paused, checked and failed.
+ * A list too long for patterns (an operator's file) pauses every request instead.
  */
 import { readFileSync } from "node:fs"
-import { createRequire } from "node:module"
-import { dirname, join } from "node:path"
 import type { Browser } from "playwright-core"
 import { getDomain } from "tldts"
+import { builtInTrackerHosts } from "./trackerHosts.js"
 
-/** The categories refused: what serves ads or watches the visitor, never what a page needs to show its content. */
-export const BLOCKED_CATEGORIES: ReadonlySet<string> = new Set(["advertising", "site_analytics", "pornvertising"])
+/** Lists longer than this are matched on every request rather than as DevTools patterns. */
+const PATTERN_LIMIT = 2_000
 
-const distOf = () => join(dirname(createRequire(import.meta.url).resolve("@ghostery/trackerdb")), "..")
-
-let hosts: ReadonlyArray<string> | undefined
-
-/** Hosts that a filter of a refused category names (`||host/...`): the requests worth pausing to decide. */
-export const trackerHosts = (): ReadonlyArray<string> => {
-  if (hosts !== undefined) return hosts
-  const text = readFileSync(join(distOf(), "trackerdb.txt"), "utf8")
+/**
+ * The hosts of a list file: a hosts file (`0.0.0.0 ads.example`), one name a line, or adblock-style `||name^` lines;
+ * `#` and `!` start comments. Names are lower-cased; anything that is not a host name is skipped.
+ */
+export const parseList = (text: string): Array<string> => {
   const found = new Set<string>()
-  let category: string | undefined
-  for (const line of text.split("\n")) {
-    if (line.startsWith("!")) {
-      category = / trackerdb_category:(\S+) trackerdb_filter/.exec(line)?.[1]
-      continue
-    }
-    if (category !== undefined && BLOCKED_CATEGORIES.has(category)) {
-      const host = /^\|\|([a-z0-9.-]+\.[a-z0-9-]+)(?=[/^$*:]|$)/i.exec(line.trim())?.[1]
-      if (host !== undefined) found.add(host.toLowerCase())
-    }
-    category = undefined
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.replace(/[#!].*$/, "").trim()
+    if (line === "") continue
+    const fields = line.split(/\s+/)
+    const name = (fields.length > 1 ? fields[1]! : fields[0]!).replace(/^\|\|/, "").replace(/\^.*$/, "").toLowerCase()
+    if (/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(name) && name !== "localhost" && !/^[0-9.]+$/.test(name)) found.add(name)
   }
-  hosts = [...found].sort()
-  return hosts
+  return [...found]
 }
 
-type Matcher = (url: string, type: string, sourceUrl: string) => ReadonlyArray<string>
-let matcher: Promise<Matcher> | undefined
+/** The tracker hosts: Sift's own list, or the operator's file (`SIFT_BROWSER_BLOCKLIST_FILE`) in its place. */
+export const trackerHosts = (listFile?: string): ReadonlyArray<string> =>
+  listFile === undefined ? builtInTrackerHosts : parseList(readFileSync(listFile, "utf8"))
 
-/** The tracker database's engine, loaded once: the categories of the filters a request matches. */
-const loadMatcher = (): Promise<Matcher> =>
-  matcher ??= import("@ghostery/trackerdb").then(async ({ default: load }) => {
-    const db = await load(readFileSync(join(distOf(), "trackerdb.engine")))
-    return (url, type, sourceUrl) =>
-      db.matchUrl({ url, type: type as never, sourceUrl }, { getDomainMetadata: false })
-        .map((found) => found.category?.key ?? "")
-  })
+/** Whether `host` is a listed name or under one. */
+const listedIn = (listed: ReadonlySet<string>, host: string): boolean => {
+  let name = host.toLowerCase()
+  while (true) {
+    if (listed.has(name)) return true
+    const dot = name.indexOf(".")
+    if (dot === -1) return false
+    name = name.slice(dot + 1)
+  }
+}
 
 /** The site of a host: its registrable domain, or the host itself (IP addresses, single labels). */
 export const siteOf = (host: string): string => {
@@ -60,36 +53,20 @@ export const siteOf = (host: string): string => {
   return getDomain(name, { allowPrivateDomains: true }) ?? name
 }
 
-const siteOfUrl = (url: string): string | undefined => {
+const hostOf = (url: string): string | undefined => {
   try {
-    return siteOf(new URL(url).hostname)
+    return new URL(url).hostname
   } catch {
     return undefined
   }
 }
 
-// DevTools resource types as the engine names them.
-const engineType: Record<string, string> = {
-  Document: "sub_frame",
-  Stylesheet: "stylesheet",
-  Image: "image",
-  Media: "media",
-  Font: "font",
-  Script: "script",
-  XHR: "xhr",
-  Fetch: "fetch",
-  EventSource: "xhr",
-  WebSocket: "websocket",
-  Ping: "ping",
-  CSPViolationReport: "csp_report"
-}
-
-/** Whether a request to `url` of DevTools type `type`, made by a page of `sourceUrl`, is a tracker to refuse. */
-export const isTracker = async (url: string, type: string, sourceUrl: string | undefined): Promise<boolean> => {
-  // The page's own site is never refused (a tracker's own website still renders); nor is a frame the page was asked for.
-  if (sourceUrl === undefined || siteOfUrl(url) === siteOfUrl(sourceUrl)) return false
-  const categories = (await loadMatcher())(url, engineType[type] ?? "other", sourceUrl)
-  return categories.some((category) => BLOCKED_CATEGORIES.has(category))
+/** Whether a request to `url`, made by a page of `sourceUrl`, is a tracker to refuse (never one of the page's own site). */
+export const isTracker = (listed: ReadonlySet<string>, url: string, sourceUrl: string | undefined): boolean => {
+  const host = hostOf(url)
+  const source = sourceUrl === undefined ? undefined : hostOf(sourceUrl)
+  if (host === undefined || source === undefined || siteOf(host) === siteOf(source)) return false
+  return listedIn(listed, host)
 }
 
 /** What the browser's blocking did, for tests and benches. */
@@ -109,27 +86,26 @@ interface Paused {
  * Starts blocking in every context of `browser`: always the browser's own requests, trackers when `trackers`.
  * Answers the counts so far; a browser that refuses the DevTools session (a remote one may) blocks nothing.
  */
-export const attach = async (browser: Browser, options: { readonly trackers: boolean }): Promise<() => BlockStats> => {
+export const attach = async (
+  browser: Browser,
+  options: { readonly trackers: boolean; readonly listFile?: string | undefined }
+): Promise<() => BlockStats> => {
   const stats = { own: 0, trackers: 0 }
   const session = await browser.newBrowserCDPSession()
+  const hosts = options.trackers ? trackerHosts(options.listFile) : []
+  const listed = new Set(hosts)
   const patterns: Array<{ urlPattern: string; resourceType?: string }> = [{ urlPattern: "*", resourceType: "Other" }]
-  if (options.trackers) {
-    // Wildcards only: `*://host*` and `*.host*` reach more than the host, and the engine decides what is refused.
-    for (const host of trackerHosts()) patterns.push({ urlPattern: `*://${host}*` }, { urlPattern: `*.${host}*` })
-    void loadMatcher()
-  }
+  if (hosts.length > PATTERN_LIMIT) patterns.push({ urlPattern: "*" })
+  else for (const host of hosts) patterns.push({ urlPattern: `*://${host}/*` }, { urlPattern: `*.${host}/*` })
   session.on("Fetch.requestPaused", (event: Paused) => {
     const { requestId, resourceType, request } = event
-    const decided = resourceType === "Other"
-      ? Promise.resolve("own" as const)
-      : isTracker(request.url, resourceType, request.headers.Referer ?? request.headers.referer)
-        .then((refused) => refused ? "trackers" as const : undefined, () => undefined)
-    void decided.then((refused) => {
-      if (refused !== undefined) stats[refused]++
-      return refused === undefined
-        ? session.send("Fetch.continueRequest", { requestId })
-        : session.send("Fetch.failRequest", { requestId, errorReason: "BlockedByClient" })
-    }).catch(() => undefined)
+    const refused = resourceType === "Other"
+      ? "own" as const
+      : isTracker(listed, request.url, request.headers.Referer ?? request.headers.referer) ? "trackers" as const : undefined
+    if (refused !== undefined) stats[refused]++
+    void (refused === undefined
+      ? session.send("Fetch.continueRequest", { requestId })
+      : session.send("Fetch.failRequest", { requestId, errorReason: "BlockedByClient" })).catch(() => undefined)
   })
   await session.send("Fetch.enable", { patterns: patterns as never })
   return () => ({ ...stats })

@@ -272,14 +272,15 @@ export const crawl = (options: CrawlOptions): Stream.Stream<CrawledPage, Invalid
       onSuccess: () => emit.end()
     })), { bufferSize: "unbounded" })
 
-/** Crawls and collects: every page, and the counts (what `POST /web/crawl` answers). */
+/**
+ * Crawls and collects: every page, and the counts (what `POST /web/crawl` answers). Pages are pushed into `into` as
+ * they are read, so a caller whose deadline interrupts the crawl still has what was read by then.
+ */
 export const collect = (
-  options: CrawlOptions
+  options: CrawlOptions,
+  into: Array<CrawledPage> = []
 ): Effect.Effect<{ readonly pages: ReadonlyArray<CrawledPage>; readonly summary: CrawlSummary }, InvalidRequest, Fetcher | Cache> =>
-  Effect.suspend(() => {
-    const pages: Array<CrawledPage> = []
-    return Effect.map(run(options, (page) => Effect.sync(() => pages.push(page))), (summary) => ({ pages, summary }))
-  })
+  Effect.map(run(options, (page) => Effect.sync(() => into.push(page))), (summary) => ({ pages: into, summary }))
 
 /** A URL of a batch: the URL, and what the caller wants back with its result. */
 export interface BatchUrl {

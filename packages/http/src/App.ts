@@ -25,6 +25,7 @@ import * as Logs from "./Logs/Http.js"
 import * as Mcp from "./Mcp/Http.js"
 import * as MonitorRoutes from "./Monitors/Http.js"
 import * as MonitorServices from "./Monitors/Services.js"
+import * as Crawl from "./Crawl/Http.js"
 import * as Naics from "./Naics/Http.js"
 import * as OpenApi from "./OpenApi.js"
 import * as Parse from "./Parse/Http.js"
@@ -78,6 +79,8 @@ const routeFor = (request: HttpServerRequest.HttpServerRequest) => {
       return RequestPipeline.serve(api, Urls.sitemap)
     case "GET /v1/web/naics":
       return RequestPipeline.serve(api, Naics.naics)
+    case "POST /v1/web/crawl":
+      return RequestPipeline.serve(api, Crawl.crawl)
     case "POST /v1/parse":
       return RequestPipeline.serve({ bucket: "api", rawBodyLimit: Parse.MAX_BYTES }, Parse.parse(request.headers["content-type"]?.split(";")[0]?.trim()))
     case "GET /v1/logs":

@@ -20,6 +20,7 @@ import * as QueryParams from "./QueryParams.js"
 import * as Bytes from "./Scrape/Bytes.js"
 import * as Html from "./Scrape/Html.js"
 import * as Scrape from "./Scrape/Http.js"
+import * as Crawl from "./Crawl/Http.js"
 import * as Markdown from "./Scrape/Markdown.js"
 import * as Screenshot from "./Screenshot/Http.js"
 import * as Urls from "./Urls/Http.js"
@@ -150,6 +151,13 @@ export const document = {
         summary: "Scrape one URL into any mix of formats (1 credit)",
         requestBody: bodyOf(Scrape.Body),
         responses: { "200": { description: "The scrape result", content: { "application/json": { schema: jsonSchema(ScrapeResult.ScrapeResult) } } }, ...errors }
+      }
+    },
+    "/web/crawl": {
+      post: {
+        summary: "Crawl a site from a URL to Markdown (maxPages reserved, 1 credit per page read)",
+        requestBody: bodyOf(Crawl.Body),
+        responses: { "200": { description: "{ results: [{ markdown, metadata }], metadata: { numUrls, numSucceeded, numFailed, numSkipped, maxCrawlDepth }, cache_metadata, partial? }" }, ...errors }
       }
     },
     "/web/scrape/markdown": get(Markdown.Query, "Markdown, metadata and cache outcome"),

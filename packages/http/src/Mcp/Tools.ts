@@ -8,6 +8,7 @@
 import { ScrapeRequest } from "@sift/core"
 import { MonitorSpec } from "@sift/monitors"
 import { JSONSchema, Schema } from "effect"
+import * as Crawl from "../Crawl/Http.js"
 
 /** An OAuth scope of the tool server (decisions §10): read-only tokens call read tools only. */
 export type Scope = "api.read" | "api.write"
@@ -134,6 +135,16 @@ export const tools: ReadonlyArray<Tool> = [
     scope: "api.read",
     input: Schema.Struct(ScrapeRequest.ScrapeRequest.fields),
     request: (args) => ({ method: "POST", path: "/v1/web/scrape", body: args })
+  },
+  {
+    name: "crawl",
+    title: "Crawl a website to Markdown",
+    description:
+      "Reads a site from a start URL, following its links (breadth first, on its own site, robots.txt honoured), each page as Markdown " +
+      "(POST /v1/web/crawl; maxPages credits held, 1 per page read charged; at most 500 pages, default 50, 3 links deep).",
+    scope: "api.read",
+    input: Crawl.Body,
+    request: (args) => ({ method: "POST", path: "/v1/web/crawl", body: args })
   },
   {
     name: "map",

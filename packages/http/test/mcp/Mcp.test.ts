@@ -84,7 +84,8 @@ for (const backend of backends) describe.skipIf(backend.name === "postgres" && b
     try {
       const { tools } = await client.listTools()
       const names = tools.map((tool) => tool.name)
-      expect(names).toEqual(expect.arrayContaining(["scrape_markdown", "scrape", "map", "naics", "logs", "log"]))
+      expect(names).toEqual(expect.arrayContaining(["scrape_markdown", "scrape", "crawl", "map", "naics", "logs", "log"]))
+      expect(tools.find((tool) => tool.name === "crawl")!.inputSchema.required).toEqual(["url"])
       const markdownTool = tools.find((tool) => tool.name === "scrape_markdown")!
       expect(markdownTool.inputSchema.required).toEqual(["url"])
       expect(markdownTool.inputSchema.properties).toHaveProperty("includeLinks")
@@ -115,6 +116,12 @@ for (const backend of backends) describe.skipIf(backend.name === "postgres" && b
       expect(full.isError).toBe(false)
       expect(full.structuredContent!.html.data).toContain("Hand-hammered copper kettles")
       expect(full.structuredContent!.markdown.data).toContain("## Care")
+
+      const crawled = await client.callTool({ name: "crawl", arguments: { url: `${site.url}/kettles`, maxDepth: 0 } }) as ToolResult
+      expect(crawled.isError).toBe(false)
+      expect(crawled.structuredContent!.metadata).toMatchObject({ numSucceeded: 1, numUrls: 1 })
+      expect(crawled.structuredContent!.results[0].markdown).toContain("## Care")
+      expect(crawled.structuredContent!.key_metadata.credits_consumed).toBe(1)
     } finally {
       await client.close()
     }

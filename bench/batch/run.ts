@@ -9,11 +9,10 @@
  *
  *   npm run bench -- batch [--pages 10000] [--concurrency 16] [--latency 3] [--quick]
  */
-import { CheerioCrawler, Configuration } from "@crawlee/cheerio"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { BatchCredits, BatchRunner, Batches, migrations as batchMigrations } from "@sift/batch"
-import { Cache, Fetcher } from "@sift/core"
-import { BlobStore, JobQueue, Migrations, Sql } from "@sift/store"
+import { Fetcher } from "@sift/core"
+import { BlobStore, CacheStore, JobQueue, Migrations, Sql } from "@sift/store"
 import { Deliveries, migrations as webhookMigrations } from "@sift/webhooks"
 import { ConfigProvider, Effect, Layer } from "effect"
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs"
@@ -22,7 +21,6 @@ import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import TurndownService from "turndown"
 import { request } from "undici"
 import { extractionCorpus } from "../corpus.js"
 
@@ -67,6 +65,9 @@ const raw = async () => {
 
 /** The peer: Crawlee's CheerioCrawler with turndown, nothing persisted. */
 const crawlee = async () => {
+  // Loaded only in the peer's own process, so Sift's figures never carry Crawlee's modules.
+  const { CheerioCrawler, Configuration } = await import("@crawlee/cheerio")
+  const { default: TurndownService } = await import("turndown")
   const turndown = new TurndownService({ headingStyle: "atx", codeBlockStyle: "fenced" })
   let made = 0
   const crawler = new CheerioCrawler({
@@ -102,9 +103,10 @@ const sift = async () => {
     Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["SIFT_ALLOW_PRIVATE_TARGETS", "true"]])))),
     Layer.orDie
   )
-  const live = Layer.mergeAll(credits, BlobStore.layerSql, JobQueue.layer({ queues: [Batches.QUEUE, Deliveries.QUEUE], supervise: false })).pipe(
+  // The page cache as the service has it: in the database, with its 64 MB memory front.
+  const live = Layer.mergeAll(credits, BlobStore.layerSql, CacheStore.layer(), JobQueue.layer({ queues: [Batches.QUEUE, Deliveries.QUEUE], supervise: false })).pipe(
     Layer.provideMerge(storage),
-    Layer.provideMerge(Layer.merge(fetcher, Cache.layerMemory()))
+    Layer.provideMerge(fetcher)
   )
   const owner: Batches.Owner = { orgId: "org_bench", keyId: undefined, plan: "scale" }
   const program = Effect.gen(function*() {

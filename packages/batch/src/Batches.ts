@@ -10,7 +10,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import type { Errors, Fetcher } from "@sift/core"
+import { Errors, type Fetcher } from "@sift/core"
 import * as BlobStore from "@sift/store/BlobStore"
 import * as Ids from "@sift/store/Ids"
 import { JobQueue, type JobQueueError } from "@sift/store/JobQueue"
@@ -221,7 +221,7 @@ const cursorOf = (cursor: string | undefined) => {
   } catch {
     // fall through
   }
-  return Effect.fail(new BatchRefused({ reason: "NotFound", detail: "cursor is not one this API returned" }))
+  return Effect.fail(new Errors.InvalidRequest({ reason: "Invalid", field: "cursor", detail: "is not a cursor this API returned" }))
 }
 
 const cursorAfter = (row: Views.BatchRow) => Buffer.from(JSON.stringify([new Date(row.created_at).toISOString(), row.id])).toString("base64url")
@@ -268,8 +268,10 @@ export const results = (owner: Owner, id: string, page: { readonly cursor?: stri
     if (batch.results_deleted) {
       return yield* new BatchRefused({ reason: "NotFound", detail: `The results of batch ${id} expired on ${new Date(batch.results_expire_at!).toISOString()}` })
     }
-    const after = page.cursor === undefined ? 0 : Number.parseInt(page.cursor, 36)
-    if (!Number.isSafeInteger(after) || after < 0) return yield* new BatchRefused({ reason: "NotFound", detail: "cursor is not one this API returned" })
+    const after = page.cursor === undefined ? 0 : /^[0-9a-z]{1,10}$/.test(page.cursor) ? Number.parseInt(page.cursor, 36) : -1
+    if (!Number.isSafeInteger(after) || after < 0) {
+      return yield* new Errors.InvalidRequest({ reason: "Invalid", field: "cursor", detail: "is not a cursor this API returned" })
+    }
     const rows = yield* sql<{ seq: number; record: string; size: number }>`
       SELECT seq, record::text AS record, octet_length(record::text) AS size FROM batch_pages
       WHERE batch_id = ${id} AND seq > ${after} AND record IS NOT NULL ORDER BY seq LIMIT ${page.limit + 1}`

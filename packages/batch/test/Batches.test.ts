@@ -233,6 +233,8 @@ for (const backend of backends) {
         expect(view.credits.refunded).toBe(20 - view.progress.succeeded)
         expect(yield* balance(owner.orgId)).toBe(30 - view.progress.succeeded)
         expect(code(yield* Effect.flip(Batches.cancel(owner, slow.id)))).toBe("BATCH_NOT_CANCELLABLE")
+        expect(code(yield* Effect.flip(Batches.list(owner, { limit: 10, cursor: "not-ours" }, String)))).toBe("INPUT_VALIDATION_ERROR")
+        expect(code(yield* Effect.flip(Batches.results(owner, slow.id, { limit: 10, cursor: "zz!" })))).toBe("INPUT_VALIDATION_ERROR")
         const listed = yield* Batches.list(owner, { limit: 10 }, String)
         expect(listed.data.map((b) => b.id)).toEqual([slow.id])
         expect(yield* Batches.remove(owner, slow.id)).toEqual({ id: slow.id, deleted: true })

@@ -205,8 +205,11 @@ const run = (
 
     const handle = (entry: { readonly url: string; readonly depth: number }) =>
       Effect.gen(function*() {
-        const request = yield* Effect.orDie(toRequest(options.page, entry.url))
-        const outcome = yield* visit(gate, entry.url, request, options)
+        // A link the request schema refuses (an overlong URL, say) is that page's failure, never the crawl's.
+        const request = yield* Effect.either(toRequest(options.page, entry.url))
+        const outcome: PageOutcome = Either.isLeft(request)
+          ? { _tag: "Failed", error: request.left }
+          : yield* visit(gate, entry.url, request.right, options)
         if (outcome._tag === "Scraped") {
           tally.succeeded++
           tally.deepest = Math.max(tally.deepest, entry.depth)

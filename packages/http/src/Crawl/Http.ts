@@ -120,7 +120,7 @@ const cacheOf = (pages: ReadonlyArray<Crawler.CrawledPage>, zdr: boolean) => {
 }
 
 /** `POST /web/crawl`. */
-export const crawl: Handler<Planned, Errors.InvalidRequest, never, Errors.InvalidRequest | Errors.RequestTimeout, Fetcher.Fetcher | Cache.Cache> = {
+export const crawl: Handler<Planned, Errors.InvalidRequest, never, Errors.ScrapeError, Fetcher.Fetcher | Cache.Cache> = {
   validate: (caller) =>
     Effect.gen(function*() {
       const body = yield* Effect.mapError(decodeBody(caller.body), (error: ParseResult.ParseError) => ScrapeRequest.fromParseError(error))
@@ -163,7 +163,7 @@ export const crawl: Handler<Planned, Errors.InvalidRequest, never, Errors.Invali
       }
       // A start page that cannot be read is the request's failure (uncharged), as a scrape of it would be.
       const start = pages.find((p) => p.depth === 0)
-      if (start?.outcome._tag === "Failed" && read.length === 1) return yield* Effect.fail(start.outcome.error as never)
+      if (start?.outcome._tag === "Failed" && read.length === 1) return yield* Effect.fail(start.outcome.error)
       const succeeded = read.filter((p) => p.outcome._tag === "Scraped")
       const ocr = succeeded.reduce((sum, p) => sum + (p.outcome._tag === "Scraped" ? p.outcome.ocrPages : 0), 0)
       const summary = Option.isSome(finished) ? finished.value.summary : undefined

@@ -27,6 +27,7 @@ process.exit(result.status ?? 1)
 /** Each benchmark's small size for `all --quick` (its own arguments); a benchmark missing here runs at its defaults. */
 function quickArgs() {
   return {
+    batch: ["--quick"],
     documents: ["1"],
     extraction: ["--limit", "40"],
     http: ["--seconds", "2", "--rounds", "1", "--warmup", "1"],

@@ -70,7 +70,7 @@ for (let round = 0; round < rounds; round++) {
 }
 console.log(`data URL ${(bytes / 1024).toFixed(0)} KiB; the origin saw one request per URL (hits never reached it)`)
 const hitRatio = median(hits) / median(renders)
-console.log(`median over rounds: render ${median(renders).toFixed(1)} ms, hit ${median(hits).toFixed(1)} ms, hit/render ${hitRatio.toFixed(3)} (${(median(renders) / median(hits)).toFixed(1)}x faster) (target <= 0.1)`)
+console.log(`median over rounds: render ${median(renders).toFixed(1)} ms, hit ${median(hits).toFixed(1)} ms, ${(median(renders) / median(hits)).toFixed(1)}x faster; hit/render ${hitRatio.toFixed(3)} (target <= 0.1)`)
 
 await service.close()
 origin.close()

@@ -97,16 +97,13 @@ export const drive = (batchId: string, options: RunnerOptions = {}): Effect.Effe
     const owner = Ids.id("drv_")
     const batch = yield* takeLease(batchId, owner, leaseMs)
     if (batch === undefined) return
-    // Renew the lease while working; losing it (another process took a lapsed lease) stops this drive.
-    const driving = yield* Effect.makeLatch(true)
+    // Renew the lease while working; losing it (another process took a lapsed lease) stops this drive from starting
+    // pages (those in flight finish: their writes pass only while the page is pending, so none is recorded twice).
     let lost = false
     yield* Effect.forkScoped(Effect.forever(Effect.gen(function*() {
       yield* Effect.sleep(Duration.millis(Math.max(100, Math.floor(leaseMs / 3))))
       const renewed = yield* takeLease(batchId, owner, leaseMs).pipe(Effect.orElseSucceed(() => undefined))
-      if (renewed === undefined) {
-        lost = true
-        yield* driving.close
-      }
+      if (renewed === undefined) lost = true
     })))
     let cancelling = batch.status === "cancelling"
     yield* Effect.forkScoped(Effect.forever(Effect.gen(function*() {
@@ -199,7 +196,8 @@ export const drive = (batchId: string, options: RunnerOptions = {}): Effect.Effe
       if (chunk.length === 0) break
       after = chunk[chunk.length - 1]!.seq
       yield* Effect.forEach(chunk, (pending) =>
-        cancelling || lost ? Effect.void : driving.whenOpen(record(pending)), {
+        // Decided as each page starts, not when the chunk is read: a cancel or a lost lease stops the rest of it.
+        Effect.suspend(() => cancelling || lost ? Effect.void : record(pending)), {
         concurrency: options.concurrency ?? 8,
         discard: true
       })

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { ScrapeRequest } from "@sift/core"
+import { Crawler, ScrapeRequest } from "@sift/core"
 import { Schema } from "effect"
 
 /** URLs of one batch at most. */
@@ -122,33 +122,14 @@ export const SubmitBody = Schema.Struct({
 export type SubmitBody = typeof SubmitBody.Type
 
 /** A scrape request without its `url`: what every page of a batch is read with. */
-export type PageRequest = Omit<ScrapeRequest.ScrapeRequestInput, "url">
+export type PageRequest = Crawler.PageRequest
 
-/** The scrape request each page of a batch is read with (its `url` set per page). */
+/**
+ * The scrape request each page of a batch is read with (its `url` set per page): the crawler's one mapping of page
+ * options, with the batch's rule that filtered pages are always read fresh (wave2 §1.1) and `maxAgeMs` one day otherwise.
+ */
 export const pageRequest = (format: "markdown" | "html", options: PageOptions | undefined): PageRequest => {
   const o = options ?? {}
-  const markdown = format === "markdown"
-  return {
-    formats: { markdown, html: !markdown || o.includeHTML === true },
-    sharedParams: {
-      ...(o.country === undefined ? {} : { country: o.country }),
-      ...(o.includeSelectors == null ? {} : { includeSelectors: o.includeSelectors }),
-      ...(o.excludeSelectors == null ? {} : { excludeSelectors: o.excludeSelectors }),
-      ...(o.useMainContentOnly === undefined ? {} : { mainContentOnly: o.useMainContentOnly }),
-      ...(o.settleAnimations === undefined ? {} : { settleAnimations: o.settleAnimations }),
-      ...(o.waitForMs === undefined || o.waitForMs === 0 ? {} : { waitFor: o.waitForMs }),
-      ...(o.pdf?.start === undefined && o.pdf?.end === undefined && o.pdf?.ocr === undefined ? {} : {
-        parsers: { pdf: { startPage: o.pdf?.start, endPage: o.pdf?.end, ocr: o.pdf?.ocr === true ? "auto" as const : "off" as const } }
-      })
-    },
-    ...(markdown ? {
-      markdownParams: {
-        includeLinks: o.includeLinks ?? true,
-        includeImages: o.includeImages ?? false,
-        inlineImages: o.shortenBase64Images === false ? "preserve" as const : "placeholder" as const
-      }
-    } : {}),
-    // Filtered pages are always read fresh (wave2 §1.1); otherwise the batch's maxAgeMs (default one day).
-    maxAgeMs: (o.includeSelectors?.length ?? 0) + (o.excludeSelectors?.length ?? 0) > 0 ? 0 : o.maxAgeMs ?? ScrapeRequest.DEFAULT_MAX_AGE_MS
-  }
+  const filtered = (o.includeSelectors?.length ?? 0) + (o.excludeSelectors?.length ?? 0) > 0
+  return Crawler.pageRequest(format, { ...o, maxAgeMs: filtered ? 0 : o.maxAgeMs ?? ScrapeRequest.DEFAULT_MAX_AGE_MS })
 }

@@ -43,6 +43,61 @@ export const defaults = { maxPages: 50, maxDepth: 3, concurrency: 4, perHost: 2,
 /** What every page of a crawl or batch is scraped with: a scrape request without its `url` (default: Markdown). */
 export type PageRequest = Omit<ScrapeRequest.ScrapeRequestInput, "url">
 
+/** Page options as `POST /web/crawl` and batch submissions spell them (wave2 §1.1, §2); every member optional. */
+export interface PageOptions {
+  readonly country?: string | undefined
+  readonly includeSelectors?: ReadonlyArray<string> | null | undefined
+  readonly excludeSelectors?: ReadonlyArray<string> | null | undefined
+  readonly useMainContentOnly?: boolean | undefined
+  readonly includeFrames?: boolean | undefined
+  readonly settleAnimations?: boolean | undefined
+  /** `0` is the default wait (no extra wait). */
+  readonly waitForMs?: number | undefined
+  readonly pdf?: { readonly start?: number | undefined; readonly end?: number | undefined; readonly ocr?: boolean | undefined } | undefined
+  /** Markdown pages only: keep hyperlinks (default true), images (default false), base64 images whole (default shortened). */
+  readonly includeLinks?: boolean | undefined
+  readonly includeImages?: boolean | undefined
+  readonly shortenBase64Images?: boolean | undefined
+  /** Markdown pages only: also return each page's HTML. */
+  readonly includeHTML?: boolean | undefined
+  /** Accept a cached copy at most this old; omitted or `null`: the scrape default (one day). */
+  readonly maxAgeMs?: number | null | undefined
+  readonly zdr?: "enabled" | "disabled" | undefined
+}
+
+/**
+ * The scrape request every page of a crawl or batch is read with (its `url` set per page), from the page options of
+ * a crawl or batch body: one mapping for `POST /web/crawl`, batches and embedders.
+ */
+export const pageRequest = (format: "markdown" | "html", options: PageOptions | undefined): PageRequest => {
+  const o = options ?? {}
+  const markdown = format === "markdown"
+  return {
+    formats: { markdown, html: !markdown || o.includeHTML === true },
+    sharedParams: {
+      ...(o.country === undefined ? {} : { country: o.country }),
+      ...(o.includeSelectors == null ? {} : { includeSelectors: o.includeSelectors }),
+      ...(o.excludeSelectors == null ? {} : { excludeSelectors: o.excludeSelectors }),
+      ...(o.useMainContentOnly === undefined ? {} : { mainContentOnly: o.useMainContentOnly }),
+      ...(o.includeFrames === undefined ? {} : { includeFrames: o.includeFrames }),
+      ...(o.settleAnimations === undefined ? {} : { settleAnimations: o.settleAnimations }),
+      ...(o.waitForMs === undefined || o.waitForMs === 0 ? {} : { waitFor: o.waitForMs }),
+      ...(o.pdf?.start === undefined && o.pdf?.end === undefined && o.pdf?.ocr === undefined ? {} : {
+        parsers: { pdf: { startPage: o.pdf?.start, endPage: o.pdf?.end, ocr: o.pdf?.ocr === true ? "auto" as const : "off" as const } }
+      })
+    },
+    ...(markdown ? {
+      markdownParams: {
+        includeLinks: o.includeLinks ?? true,
+        includeImages: o.includeImages ?? false,
+        inlineImages: o.shortenBase64Images === false ? "preserve" as const : "placeholder" as const
+      }
+    } : {}),
+    ...(o.maxAgeMs == null ? {} : { maxAgeMs: o.maxAgeMs }),
+    ...(o.zdr === undefined ? {} : { zdr: o.zdr })
+  }
+}
+
 /** Politeness and throughput, shared by crawls and batches. */
 export interface Politeness {
   /** Pages read at once (default 4). */

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { readFileSync } from "node:fs"
 import * as Cache from "../../src/Cache.js"
 import * as Crawler from "../../src/Crawler.js"
+import * as ScrapeRequest from "../../src/ScrapeRequest.js"
 import { retryAfter } from "../../src/internal/fetch/hop.js"
 import * as FixtureSite from "../support/FixtureSite.js"
 import { fetcherFor, type Hosts, requested, startSites, text } from "../discovery/support/sites.js"
@@ -144,5 +145,45 @@ describe("Retry-After", () => {
     expect(retryAfter("Wed, 21 Oct 2015 07:28:10 GMT", Date.parse("Wed, 21 Oct 2015 07:28:00 GMT"))).toBe(10_000)
     expect(retryAfter("soon")).toBeUndefined()
     expect(retryAfter(undefined)).toBeUndefined()
+  })
+})
+
+describe("Crawler.pageRequest", () => {
+  it("maps page options as crawl and batch bodies spell them to one scrape request, which decodes", () => {
+    const request = Crawler.pageRequest("markdown", {
+      country: "de",
+      includeSelectors: ["main"],
+      excludeSelectors: null,
+      useMainContentOnly: true,
+      includeFrames: true,
+      waitForMs: 0,
+      pdf: { start: 2, end: 3, ocr: true },
+      includeImages: true,
+      shortenBase64Images: false,
+      maxAgeMs: null,
+      zdr: "enabled"
+    })
+    expect(request).toEqual({
+      formats: { markdown: true, html: false },
+      sharedParams: {
+        country: "de",
+        includeSelectors: ["main"],
+        mainContentOnly: true,
+        includeFrames: true,
+        parsers: { pdf: { startPage: 2, endPage: 3, ocr: "auto" } }
+      },
+      markdownParams: { includeLinks: true, includeImages: true, inlineImages: "preserve" },
+      zdr: "enabled"
+    })
+    expect(Crawler.pageRequest("markdown", { includeHTML: true, waitForMs: 1500, maxAgeMs: 0 })).toMatchObject({
+      formats: { markdown: true, html: true },
+      sharedParams: { waitFor: 1500 },
+      maxAgeMs: 0
+    })
+    // HTML pages take no Markdown parameters (the request schema refuses them without formats.markdown).
+    expect(Crawler.pageRequest("html", { includeLinks: false })).toEqual({ formats: { markdown: false, html: true }, sharedParams: {} })
+    for (const format of ["markdown", "html"] as const) {
+      expect(Effect.runSync(Effect.either(ScrapeRequest.decode({ ...Crawler.pageRequest(format, { pdf: { ocr: false } }), url: "https://example.com/" })))._tag).toBe("Right")
+    }
   })
 })

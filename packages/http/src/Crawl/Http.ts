@@ -55,30 +55,6 @@ export type Body = typeof Body.Type
 
 const decodeBody = Schema.decodeUnknown(Body, { onExcessProperty: "error", errors: "first" })
 
-/** What each page is scraped with. */
-const pageRequest = (body: Body): Crawler.PageRequest => ({
-  formats: { markdown: true },
-  sharedParams: {
-    ...(body.country === undefined ? {} : { country: body.country }),
-    ...(body.includeSelectors === undefined ? {} : { includeSelectors: body.includeSelectors }),
-    ...(body.excludeSelectors === undefined ? {} : { excludeSelectors: body.excludeSelectors }),
-    ...(body.useMainContentOnly === undefined ? {} : { mainContentOnly: body.useMainContentOnly }),
-    ...(body.includeFrames === undefined ? {} : { includeFrames: body.includeFrames }),
-    ...(body.settleAnimations === undefined ? {} : { settleAnimations: body.settleAnimations }),
-    ...(body.waitForMs === undefined || body.waitForMs === 0 ? {} : { waitFor: body.waitForMs }),
-    ...(body.pdf?.start === undefined && body.pdf?.end === undefined && body.pdf?.ocr === undefined ? {} : {
-      parsers: { pdf: { startPage: body.pdf?.start, endPage: body.pdf?.end, ocr: body.pdf?.ocr === true ? "auto" as const : "off" as const } }
-    })
-  },
-  markdownParams: {
-    includeLinks: body.includeLinks ?? true,
-    includeImages: body.includeImages ?? false,
-    inlineImages: body.shortenBase64Images === false ? "preserve" : "placeholder"
-  },
-  ...(body.maxAgeMs === undefined ? {} : { maxAgeMs: body.maxAgeMs }),
-  ...(body.zdr === undefined ? {} : { zdr: body.zdr })
-})
-
 interface Planned {
   readonly body: Body
   readonly options: Crawler.CrawlOptions
@@ -133,7 +109,7 @@ export const crawl: Handler<Planned, Errors.InvalidRequest, never, Errors.Scrape
         maxPages,
         urlRegex: body.urlRegex,
         urlRegexField: "urlRegex",
-        page: pageRequest(body),
+        page: Crawler.pageRequest("markdown", body),
         pdfShouldParse: body.pdf?.shouldParse,
         stopAfterMs: Math.min(body.stopAfterMs ?? limits.stopAfterMs.default, timeoutMs)
       }

@@ -10,6 +10,7 @@
  */
 import { Config, type ConfigError, Context, Effect, Layer, Option } from "effect"
 import { InvalidRequest, WebsiteError } from "./Errors.js"
+import * as SearchProvider from "./SearchProvider.js"
 
 /** Looks a company name up among known sites (an interface of the URL index). @category services */
 export class CompanyIndex extends Context.Tag("@sift/core/CompanyIndex")<CompanyIndex, {
@@ -114,23 +115,18 @@ export const resolveTarget = (input: string): Effect.Effect<Target, InvalidReque
     return { domain }
   })
 
-/** A `CompanySearch` over a SearXNG instance's JSON API (`/search?format=json`). */
-export const searxng = (baseUrl: string, timeoutMs = 5_000): Context.Tag.Service<CompanySearch> => ({
+/** A `CompanySearch` over a `SearchProvider`: result URLs of one page; any failure is `SearchUnavailable`. */
+export const fromProvider = (provider: Context.Tag.Service<SearchProvider.SearchProvider>): Context.Tag.Service<CompanySearch> => ({
   search: (query) =>
-    Effect.tryPromise({
-      try: async (signal) => {
-        const url = new URL("search", baseUrl.endsWith("/") ? baseUrl : `${baseUrl}/`)
-        url.searchParams.set("q", query)
-        url.searchParams.set("format", "json")
-        const response = await fetch(url, { signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) })
-        if (!response.ok) throw new Error(`SearXNG answered ${response.status}`)
-        const body = (await response.json()) as { results?: ReadonlyArray<{ url?: unknown }> }
-        return (body.results ?? []).flatMap((r) => (typeof r.url === "string" ? [r.url] : []))
-      },
-      catch: (error) =>
-        new WebsiteError({ reason: "SearchUnavailable", url: query, detail: error instanceof Error ? error.message : String(error) })
-    })
+    provider.search({ query, numResults: 10 }).pipe(
+      Effect.map((hits) => hits.map((hit) => hit.url)),
+      Effect.mapError((error) => new WebsiteError({ reason: "SearchUnavailable", url: query, detail: error.detail }))
+    )
 })
+
+/** A `CompanySearch` over a SearXNG instance's JSON API (`/search?format=json`), through `SearchProvider.searxng`. */
+export const searxng = (baseUrl: string, timeoutMs = 5_000): Context.Tag.Service<CompanySearch> =>
+  fromProvider(SearchProvider.searxng(baseUrl, { timeoutMs, retries: 1, maxPages: 1 }))
 
 /** `CompanySearch` through SearXNG at this URL. */
 export const layerSearxng = (baseUrl: string): Layer.Layer<CompanySearch> => Layer.succeed(CompanySearch, searxng(baseUrl))

@@ -1,0 +1,260 @@
+/**
+ * Sift's own page index: the pages an organization scraped, crawled or batched, searchable with PostgreSQL full-text
+ * search on either backend (PGlite or PostgreSQL, same statements). One row per organization and page (`page_index`,
+ * migrations under the `search` key): the title (weight A), headings (B) and main-content Markdown (C) as one
+ * `tsvector` made with two configurations, `simple` (exact words, any language) and the page language's own
+ * (stemmed: `english`, `german`, ... when the database has it). A query matches either. Pages asked for with ZDR are
+ * never given to it (its callers' rule); rows expire with the page cache's retention and are swept like its entries.
+ *
+ * Ranking: pages holding every query word first (ts_rank over the weighted fields, with a length normalization and
+ * each word's rarity among this organization's matches), then, when they are fewer than asked for, pages holding
+ * some of the words.
+ *
+ * @since 0.1.0
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import { Context, Duration, Effect, Layer, Schedule, type Scope } from "effect"
+
+/** The table. */
+export const tableName = "page_index"
+
+/** What is kept of one page. */
+export interface IndexedPage {
+  readonly orgId: string
+  readonly url: string
+  readonly title: string
+  readonly headings: ReadonlyArray<string>
+  /** The main content as Markdown (links and images are reduced to their text). */
+  readonly markdown: string
+  /** The page's meta description, shown as the result's snippet when present. */
+  readonly description?: string | undefined
+  /** The page's language (`en`, `de-AT`), choosing the stemmed configuration. */
+  readonly language?: string | undefined
+}
+
+/** A search of one organization's pages. */
+export interface IndexQuery {
+  readonly orgId: string
+  /** Words, quoted phrases, `-word` and `OR`, as `websearch_to_tsquery` reads them (no `site:` operators). */
+  readonly text: string
+  readonly limit: number
+  /** Only pages on these domains or their subdomains (normalized: lower case, no `www.`). */
+  readonly includeDomains?: ReadonlyArray<string> | undefined
+  readonly excludeDomains?: ReadonlyArray<string> | undefined
+  /** Only pages indexed at most this long ago. */
+  readonly maxAgeMs?: number | undefined
+  /** The query's language, for its stemmed form (default English). */
+  readonly language?: string | undefined
+}
+
+/** One match. */
+export interface IndexHit {
+  readonly url: string
+  readonly title: string
+  readonly snippet: string
+  readonly rank: number
+  readonly indexedAt: number
+}
+
+/** Options of the index. */
+export interface Options {
+  /** How long a page stays indexed after it was last stored (default 30 days: the page cache's retention). */
+  readonly retentionMs?: number
+  /** How often expired rows are deleted (default 10 minutes). */
+  readonly sweepIntervalMs?: number
+}
+
+/** Bodies are cut here before indexing (a tsvector holds at most 1 MB; positions stop at 16,383). */
+export const MAX_BODY_CHARS = 200_000
+const MAX_TITLE_CHARS = 1_000
+const MAX_HEADINGS_CHARS = 20_000
+const SNIPPET_CHARS = 300
+
+/** The index. @category services */
+export class PageIndex extends Context.Tag("@sift/store/PageIndex")<PageIndex, {
+  /** Adds or replaces pages (one statement). */
+  readonly add: (pages: ReadonlyArray<IndexedPage>) => Effect.Effect<void>
+  /** Best matches first. */
+  readonly search: (query: IndexQuery) => Effect.Effect<ReadonlyArray<IndexHit>>
+  /** Which of these domains (normalized) have at least one indexed page of the organization. */
+  readonly covered: (orgId: string, domains: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<string>>
+  /** Deletes expired rows now (also done periodically). */
+  readonly prune: Effect.Effect<number>
+}>() {}
+
+/** The index's table, under the `search` migrations key. */
+export const migrations = {
+  "0001_page_index": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.all([
+      sql`CREATE TABLE IF NOT EXISTS page_index (
+        org_id text NOT NULL,
+        url text NOT NULL,
+        host_rev text COLLATE "C" NOT NULL,
+        title text NOT NULL,
+        snippet text NOT NULL,
+        config text NOT NULL,
+        document tsvector NOT NULL,
+        indexed_at timestamptz NOT NULL DEFAULT now(),
+        expires_at timestamptz NOT NULL,
+        PRIMARY KEY (org_id, url)
+      )`,
+      sql`CREATE INDEX IF NOT EXISTS page_index_document ON page_index USING gin (document)`,
+      sql`CREATE INDEX IF NOT EXISTS page_index_host ON page_index (org_id, host_rev)`,
+      sql`CREATE INDEX IF NOT EXISTS page_index_expires ON page_index (expires_at)`
+    ], { discard: true }))
+}
+
+/** PostgreSQL's snowball configurations by ISO 639-1 code (used only when the database has them: PGlite has more than 15). */
+const configByLanguage: Readonly<Record<string, string>> = {
+  ar: "arabic", hy: "armenian", eu: "basque", ca: "catalan", da: "danish", nl: "dutch", en: "english", et: "estonian",
+  fi: "finnish", fr: "french", de: "german", el: "greek", hi: "hindi", hu: "hungarian", id: "indonesian", ga: "irish",
+  it: "italian", lt: "lithuanian", ne: "nepali", no: "norwegian", nb: "norwegian", nn: "norwegian", pt: "portuguese",
+  ro: "romanian", ru: "russian", sr: "serbian", es: "spanish", sv: "swedish", ta: "tamil", tr: "turkish", yi: "yiddish"
+}
+
+/** A host written backwards by label (`docs.example.com` -> `com.example.docs`), so a domain and its subdomains share a prefix. */
+export const reverseHost = (host: string): string => host.split(".").reverse().join(".")
+
+const hostOf = (url: string): string => {
+  try {
+    return new URL(url).hostname.toLowerCase().replace(/^www\./, "").replace(/\.$/, "")
+  } catch {
+    return ""
+  }
+}
+
+/** Markdown as words: link targets, image references, code fences and emphasis marks dropped. */
+export const plainText = (markdown: string): string =>
+  markdown
+    .slice(0, MAX_BODY_CHARS)
+    .replace(/!\[([^\]]*)\]\([^)]*\)/g, "$1")
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")
+    .replace(/<[^>]{0,200}>/g, " ")
+    .replace(/[`*_#>|~]+/g, " ")
+    .replace(/\s+/g, " ")
+    .trim()
+
+const toMillis = (value: unknown): number =>
+  value instanceof Date ? value.getTime() : typeof value === "number" ? value : Number(value)
+
+const domainsJson = (domains: ReadonlyArray<string> | undefined) => JSON.stringify((domains ?? []).map(reverseHost))
+
+/**
+ * Builds the index over the `SqlClient` in context and starts its sweep for the scope's lifetime.
+ *
+ * @category constructors
+ */
+export const make = (options: Options = {}): Effect.Effect<PageIndex["Type"], never, SqlClient.SqlClient | Scope.Scope> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const retentionMs = options.retentionMs ?? 2_592_000_000
+    const available = new Set(
+      yield* sql<{ name: string }>`SELECT cfgname AS name FROM pg_ts_config`.pipe(
+        Effect.map((rows) => rows.map((row) => row.name)),
+        Effect.orElseSucceed(() => [] as Array<string>)
+      )
+    )
+    const configOf = (language: string | undefined): string => {
+      const name = configByLanguage[(language ?? "").toLowerCase().slice(0, 2)]
+      return name !== undefined && available.has(name) ? name : "simple"
+    }
+
+    const prune = sql<{ n: number }>`WITH gone AS (DELETE FROM page_index WHERE expires_at < now() RETURNING 1) SELECT count(*)::int AS n FROM gone`.pipe(
+      Effect.map((rows) => Number(rows[0]?.n ?? 0)),
+      Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("page index: sweep failed", cause), 0))
+    )
+    yield* Effect.forkScoped(Effect.repeat(prune, Schedule.spaced(Duration.millis(options.sweepIntervalMs ?? 600_000))))
+
+    const add = (pages: ReadonlyArray<IndexedPage>): Effect.Effect<void> => {
+      const rows = pages.flatMap((page) => {
+        const host = hostOf(page.url)
+        if (host === "") return []
+        const body = plainText(page.markdown)
+        const description = (page.description ?? "").replace(/\s+/g, " ").trim()
+        return [{
+          org_id: page.orgId,
+          url: page.url,
+          host_rev: reverseHost(host),
+          title: page.title.replace(/\s+/g, " ").trim().slice(0, MAX_TITLE_CHARS),
+          headings: page.headings.join("\n").slice(0, MAX_HEADINGS_CHARS),
+          body,
+          snippet: (description !== "" ? description : body).slice(0, SNIPPET_CHARS),
+          config: configOf(page.language)
+        }]
+      })
+      if (rows.length === 0) return Effect.void
+      const expiresAt = new Date(Date.now() + retentionMs)
+      return sql`
+        INSERT INTO page_index (org_id, url, host_rev, title, snippet, config, document, indexed_at, expires_at)
+        SELECT r.org_id, r.url, r.host_rev, r.title, r.snippet, r.config,
+          setweight(to_tsvector('simple', r.title), 'A') || setweight(to_tsvector(r.config::regconfig, r.title), 'A') ||
+          setweight(to_tsvector('simple', r.headings), 'B') || setweight(to_tsvector(r.config::regconfig, r.headings), 'B') ||
+          setweight(to_tsvector('simple', r.body), 'C') || setweight(to_tsvector(r.config::regconfig, r.body), 'C'),
+          now(), ${expiresAt}
+        FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+          AS r(org_id text, url text, host_rev text, title text, headings text, body text, snippet text, config text)
+        ON CONFLICT (org_id, url) DO UPDATE SET host_rev = EXCLUDED.host_rev, title = EXCLUDED.title,
+          snippet = EXCLUDED.snippet, config = EXCLUDED.config, document = EXCLUDED.document,
+          indexed_at = EXCLUDED.indexed_at, expires_at = EXCLUDED.expires_at`.pipe(
+        Effect.asVoid,
+        Effect.catchAllCause((cause) => Effect.logWarning("page index: write failed, pages not indexed", cause))
+      )
+    }
+
+    const search = (query: IndexQuery): Effect.Effect<ReadonlyArray<IndexHit>> => {
+      const text = query.text.trim()
+      if (text === "") return Effect.succeed([])
+      const config = configOf(query.language ?? "en")
+      const minIndexed = query.maxAgeMs === undefined ? null : new Date(Date.now() - query.maxAgeMs)
+      // All words (either configuration), then any word: the second pass only when the first finds too few.
+      const run = (mode: "all" | "any") =>
+        sql<{ url: string; title: string; snippet: string; rank: number; indexedAt: unknown }>`
+          WITH q AS (
+            SELECT CASE WHEN ${mode} = 'all'
+              THEN websearch_to_tsquery('simple', ${text}) || websearch_to_tsquery(${config}::regconfig, ${text})
+              ELSE replace(plainto_tsquery('simple', ${text})::text, '&', '|')::tsquery ||
+                replace(plainto_tsquery(${config}::regconfig, ${text})::text, '&', '|')::tsquery
+            END AS query
+          ), inc AS (SELECT jsonb_array_elements_text(${domainsJson(query.includeDomains)}::jsonb) AS d),
+          exc AS (SELECT jsonb_array_elements_text(${domainsJson(query.excludeDomains)}::jsonb) AS d)
+          SELECT p.url, p.title, p.snippet,
+            ts_rank('{0.1, 0.2, 0.4, 1.0}', p.document, q.query, 1)::float8 AS rank,
+            (extract(epoch from p.indexed_at) * 1000)::float8 AS "indexedAt"
+          FROM page_index p, q
+          WHERE p.org_id = ${query.orgId} AND p.document @@ q.query AND p.expires_at > now()
+            AND (${minIndexed}::timestamptz IS NULL OR p.indexed_at >= ${minIndexed}::timestamptz)
+            AND (NOT EXISTS (SELECT 1 FROM inc) OR EXISTS (SELECT 1 FROM inc WHERE p.host_rev = inc.d OR p.host_rev LIKE inc.d || '.%'))
+            AND NOT EXISTS (SELECT 1 FROM exc WHERE p.host_rev = exc.d OR p.host_rev LIKE exc.d || '.%')
+          ORDER BY rank DESC, p.url
+          LIMIT ${query.limit}`
+      return Effect.gen(function*() {
+        const all = yield* run("all")
+        // Quoted phrases, exclusions and OR say exactly what must match: no second pass for them.
+        const operators = /"|(^|\s)-\S|\sOR\s/.test(text)
+        const rows = all.length >= query.limit || operators || text.split(/\s+/).length < 2
+          ? all
+          : [...all, ...(yield* run("any")).filter((row) => !all.some((a) => a.url === row.url))].slice(0, query.limit)
+        return rows.map((row) => ({ url: row.url, title: row.title, snippet: row.snippet, rank: Number(row.rank), indexedAt: Math.round(toMillis(row.indexedAt)) }))
+      }).pipe(
+        // A query PostgreSQL cannot read as text search (only stop words, say) finds nothing rather than failing.
+        Effect.catchAllCause((cause) => Effect.as(Effect.logDebug("page index: search failed", cause), [] as ReadonlyArray<IndexHit>))
+      )
+    }
+
+    const covered = (orgId: string, domains: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<string>> =>
+      domains.length === 0 ? Effect.succeed([]) : sql<{ d: string }>`
+        SELECT d FROM jsonb_array_elements_text(${domainsJson(domains)}::jsonb) AS d
+        WHERE EXISTS (SELECT 1 FROM page_index p WHERE p.org_id = ${orgId} AND (p.host_rev = d OR p.host_rev LIKE d || '.%'))`.pipe(
+        Effect.map((rows) => rows.map((row) => reverseHost(row.d))),
+        Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("page index: coverage lookup failed", cause), [] as ReadonlyArray<string>))
+      )
+
+    return PageIndex.of({ add, search, covered, prune })
+  })
+
+/**
+ * The page index on the store's database.
+ *
+ * @category layers
+ */
+export const layer = (options?: Options): Layer.Layer<PageIndex, never, SqlClient.SqlClient> => Layer.scoped(PageIndex, make(options))

@@ -1,0 +1,68 @@
+import { describe, expect, it, layer as testLayer } from "@effect/vitest"
+import * as SqlClient from "@effect/sql/SqlClient"
+import { Effect, Layer } from "effect"
+import * as Migrations from "../src/Migrations.js"
+import * as PageIndex from "../src/PageIndex.js"
+import { backends, title, unique } from "./support/backends.js"
+
+for (const backend of backends) {
+  describe.skipIf(backend.skip !== undefined)(`PageIndex on ${title(backend)}`, () => {
+    const database = Layer.tap(backend.layer(), (ctx) => Effect.provide(Migrations.run({ search: PageIndex.migrations }), ctx))
+    const layer = Layer.provideMerge(PageIndex.layer({ retentionMs: 60_000 }), database)
+
+    testLayer(layer, { timeout: 120_000, excludeTestServices: true })((it) => {
+      it.effect("finds pages by a phrase in the body, stemmed or exact, per organization and domain", () =>
+        Effect.gen(function*() {
+          const index = yield* PageIndex.PageIndex
+          const org = `org_${unique()}`
+          const other = `org_${unique()}`
+          const site = `${unique()}.test`
+          yield* index.add([
+            { orgId: org, url: `https://docs.${site}/install`, title: "Installing the tool", headings: ["Requirements"], markdown: "Run the [installer](https://x.test/i) on a **Debian** host with glowing capacitors.", language: "en" },
+            { orgId: org, url: `https://${site}/blog`, title: "Company blog", headings: [], markdown: "News about our capacitor factory.", language: "en" },
+            { orgId: org, url: `https://other-${site}/page`, title: "Unrelated", headings: [], markdown: "Glowing capacitors everywhere.", language: "en" },
+            { orgId: other, url: `https://${site}/secret`, title: "Secret", headings: [], markdown: "glowing capacitors of another organization", language: "en" },
+            { orgId: org, url: `https://${site}/de`, title: "Über uns", headings: [], markdown: "Wir bauen leuchtende Kondensatoren.", language: "de" }
+          ])
+
+          const phrase = yield* index.search({ orgId: org, text: "\"glowing capacitors\"", limit: 10 })
+          expect(phrase.map((h) => h.url).sort()).toEqual([`https://docs.${site}/install`, `https://other-${site}/page`].sort())
+          // Stemmed: "capacitor" finds "capacitors"; scoped to the domain and its subdomains.
+          const scoped = yield* index.search({ orgId: org, text: "capacitor", limit: 10, includeDomains: [site] })
+          expect(scoped.map((h) => h.url).sort()).toEqual([`https://${site}/blog`, `https://docs.${site}/install`].sort())
+          const excluded = yield* index.search({ orgId: org, text: "capacitor", limit: 10, includeDomains: [site], excludeDomains: [`docs.${site}`] })
+          expect(excluded.map((h) => h.url)).toEqual([`https://${site}/blog`])
+          // The title weighs more than the body.
+          const titled = yield* index.search({ orgId: org, text: "installing", limit: 10 })
+          expect(titled[0]!.url).toBe(`https://docs.${site}/install`)
+          expect(titled[0]!.snippet).toContain("Run the installer on a Debian host")
+          // German pages stem with the German configuration; exact words match in any language.
+          expect((yield* index.search({ orgId: org, text: "Kondensator", limit: 10, language: "de" })).map((h) => h.url)).toEqual([`https://${site}/de`])
+          expect((yield* index.search({ orgId: org, text: "leuchtende", limit: 10 })).map((h) => h.url)).toEqual([`https://${site}/de`])
+          // Some words only, when all of them find too little.
+          const partial = yield* index.search({ orgId: org, text: "debian factory", limit: 10 })
+          expect(partial.map((h) => h.url).sort()).toEqual([`https://${site}/blog`, `https://docs.${site}/install`].sort())
+          // Nothing of another organization, and coverage per organization.
+          expect((yield* index.search({ orgId: other, text: "capacitors", limit: 10 })).map((h) => h.url)).toEqual([`https://${site}/secret`])
+          expect(yield* index.covered(org, [site, `nothing-${site}`, `docs.${site}`])).toEqual([site, `docs.${site}`])
+          expect(yield* index.search({ orgId: org, text: "xylophone", limit: 10 })).toEqual([])
+          expect(yield* index.search({ orgId: org, text: "!&| ( :*", limit: 10 })).toEqual([])
+        }))
+
+      it.effect("replaces a page on re-index and prunes expired rows", () =>
+        Effect.gen(function*() {
+          const index = yield* PageIndex.PageIndex
+          const sql = yield* SqlClient.SqlClient
+          const org = `org_${unique()}`
+          const url = `https://${unique()}.test/a`
+          yield* index.add([{ orgId: org, url, title: "A", headings: [], markdown: "first version with zebras" }])
+          yield* index.add([{ orgId: org, url, title: "A", headings: [], markdown: "second version with giraffes" }])
+          expect(yield* index.search({ orgId: org, text: "zebras", limit: 10 })).toEqual([])
+          expect((yield* index.search({ orgId: org, text: "giraffes", limit: 10 })).map((h) => h.url)).toEqual([url])
+          yield* sql`UPDATE page_index SET expires_at = now() - interval '1 second' WHERE org_id = ${org}`
+          expect(yield* index.prune).toBeGreaterThanOrEqual(1)
+          expect(yield* sql`SELECT 1 FROM page_index WHERE org_id = ${org}`).toHaveLength(0)
+        }))
+    })
+  })
+}

@@ -1,0 +1,82 @@
+import { Effect } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as Brand from "../../src/Brand.js"
+import { allPairs } from "../../src/internal/brand/eic.js"
+import { fetcherFor, startSites } from "../discovery/support/sites.js"
+import type * as FixtureSite from "../support/FixtureSite.js"
+import * as Acme from "./support/acme.js"
+
+let site: FixtureSite.Site
+beforeAll(async () => {
+  site = await startSites({ "acme.test": await Acme.routes("acme.test") })
+})
+afterAll(async () => {
+  await site?.close()
+})
+
+const retrieve = (target: Brand.Target, options?: Brand.RetrieveOptions) =>
+  Effect.runPromise(Brand.retrieve(target, options).pipe(Effect.provide(fetcherFor(site))))
+
+describe("Brand.retrieve", () => {
+  it("reads the fixture brand's stated facts exactly", async () => {
+    const { assets, brand } = await retrieve({ domain: "acme.test" })
+    expect(brand.title).toBe("Acme Rockets")
+    expect(brand.description).toBe("Acme Rockets builds small reusable rockets for hobbyists and schools.")
+    expect(brand.slogan).toBe("Rockets for every backyard")
+    expect(brand.address).toEqual({ street: "1 Launch Way", city: "Springfield", state_code: "OR", postal_code: "97477", country_code: "US", country: "United States" })
+    expect(brand.phone).toBe("+1-555-0100")
+    expect(brand.email).toBe("hello@acme.test")
+    expect(brand.stock).toEqual({ ticker: "ACME", exchange: "NASDAQ" })
+    expect(brand.employees).toEqual({ exact: 120, range: "51 to 200" })
+    expect(brand.primary_language).toBe("english")
+    expect(brand.is_nsfw).toBe(false)
+    expect(brand.socials).toEqual([
+      { type: "x", url: "https://twitter.com/acmerockets" },
+      { type: "linkedin", url: "https://www.linkedin.com/company/acme-rockets" },
+      { type: "github", url: "https://github.com/acme-rockets" },
+      { type: "facebook", url: "https://www.facebook.com/acmerockets" },
+      { type: "instagram", url: "https://www.instagram.com/acmerockets/" }
+    ])
+    expect(brand.links).toEqual({
+      pricing: "http://acme.test/pricing",
+      blog: "http://acme.test/blog/",
+      careers: "http://acme.test/careers",
+      contact: "http://acme.test/contact-us",
+      privacy: "http://acme.test/legal/privacy",
+      terms: "http://acme.test/legal/terms"
+    })
+    // SVG ahead of its raster twin; the dark-mode variant's light marks make it a logo for dark pages.
+    expect(brand.logos.map((l) => [l.url, l.asset.ext, l.type, l.mode, l.resolution.width, l.resolution.height])).toEqual([
+      ["http://acme.test/img/logo.svg", "svg", "logo", "light", 400, 100],
+      ["http://acme.test/img/logo.png", "png", "logo", "light", 400, 100],
+      ["http://acme.test/img/logo-dark.png", "png", "logo", "dark", 400, 100],
+      ["http://acme.test/img/apple-touch-icon.png", "png", "icon", "has_opaque_background", 180, 180],
+      ["http://acme.test/img/icon-192.png", "png", "icon", "has_opaque_background", 192, 192]
+    ])
+    expect(brand.logos[0]!.colors.map((c) => c.hex)).toEqual([Acme.NAVY, Acme.ORANGE])
+    expect(brand.colors).toEqual([
+      { hex: Acme.ORANGE, name: "Tomato", source: "site" },
+      { hex: "#ffffff", name: "White", source: "site" },
+      { hex: Acme.LINK_BLUE, name: expect.any(String), source: "site" },
+      { hex: Acme.NAVY, name: expect.any(String), source: "logo" }
+    ])
+    expect(brand.backdrops.map((b) => [b.url, b.resolution, b.colors[0]?.hex])).toEqual([
+      ["http://acme.test/img/og.jpg", { width: 1200, height: 630, aspect_ratio: 1.905 }, Acme.NAVY]
+    ])
+    // A maker of model rockets: the NAICS classifier's manufacturing code, through the EIC table.
+    expect(brand.industries?.eic[0]).toEqual({ industry: "Industrial & Energy", subindustry: "Manufacturing & Industrial Automation" })
+    // Every asset named by a logo or backdrop is returned once, under its hash.
+    const hashes = new Set(assets.map((a) => a.sha256))
+    for (const ref of [...brand.logos, ...brand.backdrops]) expect(hashes.has(ref.asset.sha256)).toBe(true)
+    expect(assets.length).toBe(hashes.size)
+  })
+
+  it("each NAICS→EIC pair is a value of the SDK's enums", async () => {
+    const { readFileSync } = await import("node:fs")
+    const sdk = readFileSync(new URL("../../../../node_modules/context.dev/src/resources/brand.ts", import.meta.url), "utf8")
+    for (const pair of allPairs()) {
+      expect(sdk).toContain(`| '${pair.industry}'`)
+      expect(sdk).toContain(`| '${pair.subindustry}'`)
+    }
+  })
+})

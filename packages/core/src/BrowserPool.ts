@@ -102,6 +102,8 @@ export interface PoolStats {
   /** Guard proxies listening (one per open context when the guard runs as a proxy). */
   readonly openGuardProxies: number
   readonly connected: boolean
+  /** Page crashes and losses of the current browser's connection so far (metrics). */
+  readonly crashes: number
   /** Requests refused by the current browser's blocking: its own (favicons) and trackers. */
   readonly blocked: Trackers.BlockStats
 }
@@ -149,8 +151,10 @@ export const make = (options: BrowserPoolOptions) =>
     // Crashed renderer processes linger (as zombies) until their browser exits: after this many page crashes the
     // browser is retired. New contexts get a fresh browser; the old one closes when its last context does.
     let crashes = 0
+    let crashesTotal = 0
     const retired = new Set<Browser>()
     const retireIfCrashed = (owner: Browser) => {
+      crashesTotal++
       if (owner !== browser) return
       crashes++
       if (crashes < RECYCLE_AFTER_CRASHES || options.wsEndpoint !== undefined) return
@@ -189,6 +193,7 @@ export const make = (options: BrowserPoolOptions) =>
         crashes = 0
         browser = launched
         launched.on("disconnected", () => {
+          if (browser === launched) crashesTotal++
           if (browser === launched) browser = undefined
         })
         return launched
@@ -356,6 +361,7 @@ export const make = (options: BrowserPoolOptions) =>
         openPages: contexts.reduce((n, c) => n + c.pages().length, 0),
         openGuardProxies,
         connected: browser?.isConnected() ?? false,
+        crashes: crashesTotal,
         blocked: blockedOf()
       }
     })

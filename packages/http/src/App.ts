@@ -13,7 +13,7 @@ import * as Auth from "@sift/auth"
 import { MonitorService, migrations as monitorMigrations } from "@sift/monitors"
 import { Config, Effect, Layer, Option, Redacted } from "effect"
 import { randomUUID } from "node:crypto"
-import { BlobStore, JobQueue, Mailer } from "@sift/store"
+import { BlobStore, Mailer } from "@sift/store"
 import { migrations as webhookMigrations } from "@sift/webhooks"
 import * as Admin from "./Admin.js"
 import * as Agents from "./Agents/Http.js"
@@ -40,6 +40,7 @@ import * as UrlEnrichment from "./Urls/Enrichment.js"
 import * as Urls from "./Urls/Http.js"
 import type * as Server from "./Server.js"
 import { CurrentConfig } from "./ServiceConfig.js"
+import * as Roles from "./internal/server/roles.js"
 import * as Target from "./internal/target.js"
 
 const notFound = (method: string, path: string) => {
@@ -142,7 +143,8 @@ const monitors = Layer.unwrapEffect(Effect.map(
 )).pipe(Layer.provide(MonitorServices.layer))
 
 /** The process's one job queue (pg-boss on the same database): URL enrichment, monitor runs, webhook deliveries. */
-const jobs = JobQueue.layer({ queues: [UrlEnrichment.QUEUE, ...MonitorService.QUEUES] })
+// Shaped by the process's role (`SIFT_ROLE`): an `api` process sends jobs but runs none.
+const jobs = Roles.layerJobQueue({ queues: [UrlEnrichment.QUEUE, ...MonitorService.QUEUES] })
 
 const services = Layer.mergeAll(monitors, UrlEnrichment.layerIndex(), AgentLimits.layerCleanup).pipe(
   Layer.provideMerge(Layer.mergeAll(RequestLog.RequestLog.Default, Auth.layer, Mailer.layerConfig(), Naics.layerCompanies, BlobStore.layerSql)),

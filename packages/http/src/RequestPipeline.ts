@@ -15,6 +15,7 @@ import { randomUUID } from "node:crypto"
 import * as ErrorMapping from "./ErrorMapping.js"
 import * as Body from "./internal/body.js"
 import * as Json from "./internal/json.js"
+import * as Metrics from "./Metrics.js"
 import { stringify } from "./internal/json.js"
 import { redact, redactJsonParts, redactJsonText, redactQuery } from "./internal/redaction.js"
 import * as QueryParams from "./QueryParams.js"
@@ -348,9 +349,15 @@ export const serve = <A, E1 extends ErrorMapping.CodedError, R1, E2 extends Erro
       }
       const settled = log.settle({ charge: outcome.charge === undefined ? undefined : { ledger, charge: outcome.charge }, entry })
       // Journaled at once (PGlite in a directory): no step of the fiber to wait for it.
-      if (Exit.isExit(settled) && Exit.isSuccess(settled)) return Effect.succeed(answered!.response)
+      if (Exit.isExit(settled) && Exit.isSuccess(settled)) {
+        Metrics.countCharged(outcome.consumed)
+        return Effect.succeed(answered!.response)
+      }
       return Effect.matchCauseEffect(settled, {
-        onSuccess: () => Effect.succeed(answered!.response),
+        onSuccess: () => {
+          Metrics.countCharged(outcome.consumed)
+          return Effect.succeed(answered!.response)
+        },
         onFailure: (cause) => {
           const logged = Effect.logError(`request ${requestId}: its log row${outcome.charge === undefined ? "" : " and charge"} could not be written`, cause)
           if (unrecorded) return Effect.as(logged, answer(outcome, outcome.remaining).response)

@@ -14,11 +14,12 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import { BrowserPool, Cache, Fetcher, Renderer } from "@sift/core"
 import { CacheStore, Migrations, Sql } from "@sift/store"
-import { Cause, Context, Effect, Exit, Layer, LogLevel, Option, Redacted, Scope } from "effect"
+import { Cause, Context, Data, Effect, Exit, Layer, LogLevel, Option, Redacted, Scope } from "effect"
 import * as path from "node:path"
 import { parseTrustedProxies, type TrustedProxies } from "./internal/server/httpsRule.js"
 import * as listener from "./internal/server/listener.js"
 import * as logger from "./internal/server/logger.js"
+import * as Metrics from "./Metrics.js"
 import type * as Readiness from "./internal/server/readiness.js"
 import * as ServiceConfig from "./ServiceConfig.js"
 
@@ -159,6 +160,7 @@ const makeReadiness = () => {
   let migrated = false
   let started = false
   let stopping = false
+  let role: ServiceConfig.Role = "all"
   let pool: BrowserPool.BrowserPool["Type"] | undefined
   let pending: Promise<Readiness.Check> | undefined
   const askDatabase = (shape: Sql.DatabaseShape): Promise<Readiness.Check> => {
@@ -188,7 +190,11 @@ const makeReadiness = () => {
         state: stats.connected ? "connected" : stats.launches === 0 ? "not launched (starts on the first page that needs it)" : "relaunches on the next render",
         open_contexts: stats.openContexts
       }))),
-      server: { ok: started && !stopping, state: stopping ? "stopping" : started ? "serving" : "starting" }
+      server: {
+        ok: started && !stopping,
+        state: stopping ? "stopping" : started ? role === "worker" ? "working (jobs only)" : "serving" : "starting",
+        role
+      }
     }
     return { ready: Object.values(checks).every((check) => check.ok), checks }
   }
@@ -198,6 +204,7 @@ const makeReadiness = () => {
     migrated: () => void (migrated = true),
     browserPool: (value: BrowserPool.BrowserPool["Type"]) => void (pool = value),
     started: () => void (started = true),
+    role: (value: ServiceConfig.Role) => void (role = value),
     stopping: () => void (stopping = true)
   }
 }
@@ -214,13 +221,30 @@ export const run = <E>(application: Application<E>, options: RunOptions = {}): E
     return yield* runWith(config, application, options).pipe(Effect.provide(logger.layer(config.logLevel)))
   })
 
+/** A role other than `all` on the embedded database: refused before anything opens. */
+export class RoleNeedsPostgres extends Data.TaggedError("RoleNeedsPostgres")<{ readonly role: ServiceConfig.Role }> {
+  override get message(): string {
+    return `SIFT_ROLE=${this.role} (or --role ${this.role}) needs DATABASE_URL: api and worker processes share one ` +
+      "PostgreSQL database, and the embedded PGlite database belongs to one process, which runs every role (SIFT_ROLE=all)"
+  }
+}
+
 const runWith = <E>(config: ServiceConfig.ServiceConfig, application: Application<E>, options: RunOptions) =>
   Effect.gen(function*() {
+    if (config.role !== "all" && Option.isNone(config.databaseUrl)) return yield* new RoleNeedsPostgres({ role: config.role })
     const scope = yield* Scope.make()
     const readiness = makeReadiness()
+    readiness.role(config.role)
+    const metrics = config.metrics || Option.isSome(config.metricsToken) ? new Metrics.Metrics() : undefined
+    if (metrics !== undefined) yield* Metrics.install(metrics)
     const started = yield* Effect.gen(function*() {
       // The port first: a busy port fails before the database is touched, and probes are answered from now on.
-      const open = yield* listener.make(config, { probe: readiness.probe }).pipe(Scope.extend(scope))
+      const open = yield* listener.make(config, {
+        probe: readiness.probe,
+        metrics,
+        metricsToken: config.metricsToken,
+        jobsOnly: config.role === "worker"
+      }).pipe(Scope.extend(scope))
       yield* Effect.logDebug(`port open on ${open.url}; answering 503 until ready`)
       const storage = yield* Layer.buildWithScope(Sql.layerConfig({ lockInfo: { role: "serve" } }), scope)
       const database = Context.get(storage, Sql.Database)
@@ -231,25 +255,38 @@ const runWith = <E>(config: ServiceConfig.ServiceConfig, application: Applicatio
         // One browser pool per process: Chromium starts on the first page that needs it and closes with this scope.
         Layer.mergeAll(
           Fetcher.layerConfig,
-          CacheStore.layer(),
+          metrics === undefined ? CacheStore.layer() : Layer.map(CacheStore.layer(), (context) =>
+            Context.add(context, Cache.Cache, Metrics.countedCache(Context.get(context, Cache.Cache), metrics))),
           Layer.effect(Renderer.Renderer, Renderer.make).pipe(Layer.provideMerge(BrowserPool.layerConfig)),
           Layer.succeed(ServiceConfig.CurrentConfig, config)
         ),
         scope
       ).pipe(Effect.provide(storage))
-      readiness.browserPool(Context.get(services, BrowserPool.BrowserPool))
-      // The application starts its job queue (and workers) as part of its layer.
+      const pool = Context.get(services, BrowserPool.BrowserPool)
+      readiness.browserPool(pool)
+      metrics?.use({
+        queueDepths: () => Effect.runPromise(database.executeSql("SELECT name, state, count(*)::int AS count FROM pgboss.job GROUP BY name, state").pipe(
+          Effect.map((result) => (result.rows as Array<{ name: string; state: string; count: number }>).map((row) => ({ queue: row.name, state: row.state, count: Number(row.count) })))
+        )),
+        browser: () => Effect.runPromise(pool.stats)
+      })
+      // The application starts its job queue (and workers) as part of its layer. A worker serves no application: its
+      // listener answers the probes and metrics only.
+      const httpServer = config.role === "worker"
+        ? HttpServer.make({ address: open.httpServer.address, serve: () => Effect.void })
+        : open.httpServer
       yield* Layer.buildWithScope(application.layer, scope).pipe(
         Effect.provide(storage),
         Effect.provide(services),
-        Effect.provideService(HttpServer.HttpServer, open.httpServer)
+        Effect.provideService(HttpServer.HttpServer, httpServer),
+        metrics === undefined ? (effect) => effect : Effect.provideService(Metrics.CurrentMetrics, metrics)
       )
       readiness.started()
       return { open, backend: database.backend, database: describeDatabase(config, database.backend) }
     }).pipe(Effect.onError(() => Scope.close(scope, Exit.void)))
 
     const { open } = started
-    yield* Effect.log(`listening on ${open.url}`).pipe(Effect.annotateLogs({ url: open.url, ...started.database }))
+    yield* Effect.log(`listening on ${open.url}`).pipe(Effect.annotateLogs({ url: open.url, role: config.role, ...started.database }))
     if (LogLevel.lessThanEqual(config.logLevel, LogLevel.Info)) {
       process.stderr.write(startupBanner(config, open.url, started.backend) + "\n")
     }

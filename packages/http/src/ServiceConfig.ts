@@ -39,7 +39,42 @@ export interface ServiceConfig {
   readonly logLevel: LogLevel.LogLevel
   /** How long shutdown waits for in-flight requests before closing their connections. */
   readonly shutdownTimeoutMs: number
+  /** `SIFT_ROLE`: `all` (HTTP and jobs, one process), `api` (HTTP, enqueues only) or `worker` (jobs only). */
+  readonly role: Role
+  /** `SIFT_QUEUE_CONCURRENCY`: jobs run at once per queue in this process, over each worker's own default. */
+  readonly queueConcurrency: Readonly<Record<string, number>>
+  /** `SIFT_METRICS`: whether `/metrics` answers; `SIFT_METRICS_TOKEN` the bearer it then requires (none: open). */
+  readonly metrics: boolean
+  readonly metricsToken: Option.Option<Redacted.Redacted>
 }
+
+/** What a process does: `all` of it, only the HTTP `api` (enqueuing jobs), or only the `worker` (running them). */
+export const roles = ["all", "api", "worker"] as const
+
+/** A process role. */
+export type Role = typeof roles[number]
+
+/** `queue=n,queue=n` (whitespace allowed): jobs at once per queue, 1 to 1000 each; a message when it is not that. */
+export const parseQueueConcurrency = (text: string): Record<string, number> | string => {
+  const result: Record<string, number> = {}
+  for (const part of text.split(",")) {
+    if (part.trim() === "") continue
+    const match = /^\s*([A-Za-z0-9_.\-/]+)\s*=\s*(\d+)\s*$/.exec(part)
+    if (match === null) return `expected queue=count pairs separated by commas, got "${part.trim()}"`
+    const count = Number(match[2])
+    if (count < 1 || count > 1000) return `the concurrency of ${match[1]} must be 1 to 1000, got ${count}`
+    result[match[1]!] = count
+  }
+  return result
+}
+
+const queueConcurrency = Config.string("SIFT_QUEUE_CONCURRENCY").pipe(
+  Config.withDefault(""),
+  Config.mapOrFail((text) => {
+    const parsed = parseQueueConcurrency(text)
+    return typeof parsed === "string" ? Either.left(ConfigError.InvalidData([], parsed)) : Either.right(parsed)
+  })
+)
 
 const logLevels: Record<string, LogLevel.LogLevel> = {
   trace: LogLevel.Trace,
@@ -110,7 +145,11 @@ export const config: Config.Config<ServiceConfig> = Config.all({
   shutdownTimeoutMs: Config.integer("SIFT_SHUTDOWN_TIMEOUT_MS").pipe(
     Config.validate({ message: "expected a positive number of milliseconds", validation: (n) => n > 0 }),
     Config.withDefault(30_000)
-  )
+  ),
+  role: Config.literal(...roles)("SIFT_ROLE").pipe(Config.withDefault("all" as const)),
+  queueConcurrency,
+  metrics: Config.boolean("SIFT_METRICS").pipe(Config.withDefault(false)),
+  metricsToken: nonEmptyRedacted("SIFT_METRICS_TOKEN")
 })
 
 /**
@@ -130,6 +169,7 @@ export interface Flags {
   readonly port?: number | undefined
   readonly dataDir?: string | undefined
   readonly logLevel?: string | undefined
+  readonly role?: string | undefined
 }
 
 /**
@@ -143,6 +183,7 @@ export const providerWithFlags = (flags: Flags, fallback: ConfigProvider.ConfigP
   if (flags.port !== undefined) entries.push(["SIFT_PORT", String(flags.port)])
   if (flags.dataDir !== undefined) entries.push(["SIFT_DATA_DIR", flags.dataDir])
   if (flags.logLevel !== undefined) entries.push(["SIFT_LOG_LEVEL", flags.logLevel])
+  if (flags.role !== undefined) entries.push(["SIFT_ROLE", flags.role])
   return ConfigProvider.fromMap(new Map(entries)).pipe(ConfigProvider.orElse(() => fallback))
 }
 

@@ -23,6 +23,12 @@ const logLevel = Options.choice("log-level", ["trace", "debug", "info", "warn", 
   Options.withDescription("Lowest level of the JSON log lines written to stderr (env SIFT_LOG_LEVEL, default info)")
 )
 
+const role = Options.choice("role", ["all", "api", "worker"]).pipe(
+  Options.optional,
+  Options.withDescription("What this process does (env SIFT_ROLE, default all): all = HTTP and jobs; api = HTTP only, " +
+    "jobs are queued for workers; worker = jobs only (answers /health, /ready, /metrics). api and worker need DATABASE_URL")
+)
+
 /** The description `sift serve --help` prints: what it does and the environment it reads. */
 export const description = [
   "Run the Sift API server: the API under /v1, auth-host routes at the root, structured JSON logs on stderr.",
@@ -34,7 +40,8 @@ export const description = [
   "HTTPS), SIFT_TRUSTED_PROXIES (comma-separated IPs/CIDRs), SIFT_BOOTSTRAP_KEY + SIFT_BOOTSTRAP_PLAN (ensure that",
   "API key exists; plan default scale), SIFT_LOG_LEVEL, SIFT_SHUTDOWN_TIMEOUT_MS (default 30000),",
   "SIFT_ALLOW_PRIVATE_TARGETS, SIFT_PROXY_URL, SIFT_COUNTRY_PROXIES, SIFT_HOST_RESOLVER_RULES, SIFT_USER_AGENT,",
-  "SIFT_CHROMIUM_PATH, SIFT_BROWSER_WS_ENDPOINT. Flags win over their variables. See docs/configuration.md."
+  "SIFT_CHROMIUM_PATH, SIFT_BROWSER_WS_ENDPOINT, SIFT_ROLE, SIFT_QUEUE_CONCURRENCY, SIFT_METRICS, SIFT_METRICS_TOKEN.",
+  "Flags win over their variables. See docs/configuration.md."
 ].join(" ")
 
 /** The flag that overrides each variable `sift serve` has a flag for. */
@@ -42,7 +49,8 @@ const flagOf: Readonly<Record<string, string>> = {
   SIFT_HOST: "--host",
   SIFT_PORT: "--port",
   SIFT_DATA_DIR: "--data-dir",
-  SIFT_LOG_LEVEL: "--log-level"
+  SIFT_LOG_LEVEL: "--log-level",
+  SIFT_ROLE: "--role"
 }
 
 const leaves = (error: ConfigError.ConfigError): Array<ConfigError.ConfigError> =>
@@ -77,13 +85,14 @@ export const describeStartupFailure = (error: unknown): string => {
 
 /** `sift serve`: runs `application` with flags layered over the environment. */
 export const serveCommand = <E>(application: Server.Application<E>) =>
-  Command.make("serve", { host, port, dataDir, logLevel }, (flags) =>
+  Command.make("serve", { host, port, dataDir, logLevel, role }, (flags) =>
     Server.run(application).pipe(
       Effect.withConfigProvider(ServiceConfig.providerWithFlags({
         host: Option.getOrUndefined(flags.host),
         port: Option.getOrUndefined(flags.port),
         dataDir: Option.getOrUndefined(flags.dataDir),
-        logLevel: Option.getOrUndefined(flags.logLevel)
+        logLevel: Option.getOrUndefined(flags.logLevel),
+        role: Option.getOrUndefined(flags.role)
       })),
       Effect.mapError((error) =>
         new CliFailure({ errorCode: "STARTUP_FAILED", message: describeStartupFailure(error), exitCode: ExitCode.internal })

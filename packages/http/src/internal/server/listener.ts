@@ -10,11 +10,12 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import { Data, Deferred, Effect, Exit, Option, type Scope } from "effect"
+import { Data, Deferred, Effect, Exit, Option, type Redacted, type Scope } from "effect"
 import { randomUUID } from "node:crypto"
 import * as fs from "node:fs"
 import * as http from "node:http"
 import * as https from "node:https"
+import * as Metrics from "../../Metrics.js"
 import type { ServiceConfig } from "../../ServiceConfig.js"
 import * as ApiFront from "./apiFront.js"
 import * as ClientError from "./clientError.js"
@@ -60,6 +61,27 @@ const listenFailure = (config: ListenerConfig) => (error: unknown): ListenFailed
 /** Options of `make`: the `/ready` probe (default: ready once an application is served). */
 export interface ListenerOptions {
   readonly probe?: Readiness.Probe | undefined
+  /** The process's metrics (observed per request, served at `/metrics`), and the bearer token `/metrics` requires. */
+  readonly metrics?: Metrics.Metrics | undefined
+  readonly metricsToken?: Option.Option<Redacted.Redacted> | undefined
+  /** A `worker` process: no application is served; requests other than the probes and `/metrics` get 404. */
+  readonly jobsOnly?: boolean | undefined
+}
+
+/** Whether a request asks for `/metrics` (a cheap first test: every API request pays it). */
+const isMetricsRequest = (method: string | undefined, url: string | undefined): boolean =>
+  url !== undefined && url.charCodeAt(1) === 109 && (method === "GET" || method === "HEAD") && url.split("?", 1)[0] === "/metrics" // "m"
+
+/** The answer of a `worker` process to anything but its probes and metrics. */
+const workerOnly = (response: http.ServerResponse): void => {
+  const requestId = randomUUID()
+  const text = JSON.stringify({
+    request_id: requestId,
+    error_code: "NOT_FOUND",
+    message: "This process runs jobs only (SIFT_ROLE=worker); send API requests to an api process"
+  })
+  response.writeHead(404, { "content-type": "application/json", "content-length": String(Buffer.byteLength(text)), "x-request-id": requestId })
+  response.end(text)
 }
 
 /** The middleware every request passes first: the HTTPS rule, then the access log around the app. */
@@ -135,12 +157,21 @@ export const make = (config: ListenerConfig, options: ListenerOptions = {}): Eff
         ready: served !== undefined,
         checks: { application: { ok: served !== undefined, state: served !== undefined ? "serving" : "not serving" } }
       }))
+    const metrics = options.metrics
+    const metricsToken = options.metricsToken ?? Option.none()
     server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => {
       inFlight++
       res.once("close", finished)
       // Probes first: no key, no HTTPS rule, no access or request log (load balancers poll them).
       const probePath = Readiness.probeOf(req.method, req.url)
       if (probePath !== undefined) return Readiness.answer(probePath, probe, res)
+      // Metrics likewise (their own bearer token, not an API key); 404 while they are off.
+      if (isMetricsRequest(req.method, req.url)) return Metrics.answer(metrics, metricsToken, req, res)
+      if (metrics !== undefined) {
+        const arrived = performance.now()
+        res.once("close", () => metrics.observe(req.method, req.url, res.statusCode, (performance.now() - arrived) / 1000))
+      }
+      if (options.jobsOnly === true) return workerOnly(res)
       // Before the application serves (start-up) and after it stopped (shutdown): answered, never left open.
       if (served === undefined) return Readiness.unavailable(res, wasServed ? "stopping" : "starting")
       if (ApiFront.isApiRequest(req.url)) served.api(req, res)

@@ -1,0 +1,41 @@
+/**
+ * The process's job queue as its role wants it. Every package starts its workers through `JobQueue.work`; this layer
+ * gives them the queue with `work` shaped by `SIFT_ROLE`: on `api` a worker is never started (jobs are still sent, and
+ * run by the `worker` processes), on `worker` and `all` each queue runs with the concurrency `SIFT_QUEUE_CONCURRENCY`
+ * sets for it (else the package's own). Each job's run time and outcome go to the process's metrics.
+ */
+import { JobQueue } from "@sift/store"
+import { Effect, Layer, Option } from "effect"
+import { CurrentMetrics } from "../../Metrics.js"
+import { CurrentConfig } from "../../ServiceConfig.js"
+
+/** `JobQueue.layer` with the role's `work` (no configuration: `all`, the packages' own concurrency). */
+export const layerJobQueue = (options: JobQueue.LayerOptions = {}) =>
+  Layer.scoped(
+    JobQueue.JobQueue,
+    Effect.gen(function*() {
+      const config = Option.getOrUndefined(yield* Effect.serviceOption(CurrentConfig))
+      const metrics = Option.getOrUndefined(yield* Effect.serviceOption(CurrentMetrics))
+      const queue = yield* JobQueue.make({
+        ...options,
+        // Shutdown is bounded once: running jobs get the same time as requests in flight, then pg-boss fails them
+        // back to the queue (retried by whichever worker polls next).
+        stopTimeout: options.stopTimeout ?? config?.shutdownTimeoutMs
+      })
+      if (config?.role === "api") {
+        return JobQueue.JobQueue.of({ send: queue.send, work: () => Effect.void })
+      }
+      const work: JobQueue.JobQueueShape["work"] = (name, handler, workOptions = {}) => {
+        const concurrency = config?.queueConcurrency[name] ?? workOptions.concurrency
+        const timed = metrics === undefined ? handler : (job: JobQueue.Job) =>
+          Effect.suspend(() => {
+            const started = performance.now()
+            return handler(job).pipe(
+              Effect.onExit((exit) => Effect.sync(() => metrics.job(name, exit._tag === "Success", (performance.now() - started) / 1000)))
+            )
+          })
+        return queue.work(name, timed, { ...workOptions, concurrency })
+      }
+      return JobQueue.JobQueue.of({ send: queue.send, work })
+    })
+  )

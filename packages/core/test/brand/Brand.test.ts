@@ -63,8 +63,8 @@ describe("Brand.retrieve", () => {
     expect(brand.backdrops.map((b) => [b.url, b.resolution, b.colors[0]?.hex])).toEqual([
       ["http://acme.test/img/og.jpg", { width: 1200, height: 630, aspect_ratio: 1.905 }, Acme.NAVY]
     ])
-    // A maker of model rockets: the NAICS classifier's manufacturing code, through the EIC table.
-    expect(brand.industries?.eic[0]).toEqual({ industry: "Industrial & Energy", subindustry: "Manufacturing & Industrial Automation" })
+    // A maker of rockets: the NAICS classifier's aerospace manufacturing (3364), through the EIC table.
+    expect(brand.industries?.eic[0]).toEqual({ industry: "Aerospace & Defense", subindustry: "Aerospace Manufacturing" })
     // Every asset named by a logo or backdrop is returned once, under its hash.
     const hashes = new Set(assets.map((a) => a.sha256))
     for (const ref of [...brand.logos, ...brand.backdrops]) expect(hashes.has(ref.asset.sha256)).toBe(true)

@@ -103,6 +103,11 @@ export interface RenderSession {
   readonly screenshot: (area: CaptureArea) => Effect.Effect<Capture, WebsiteError | InvalidRequest>
   /** The images as rendered, in document order. */
   readonly images: Effect.Effect<ReadonlyArray<RenderedImage>, WebsiteError>
+  /**
+   * Runs `script` in the page with `arg` (both serialized to the browser; the answer must be JSON-like): what only
+   * the live page knows, such as computed styles and the CSSOM (styleguides, fonts).
+   */
+  readonly evaluate: <A, Arg>(script: (arg: Arg) => A | Promise<A>, arg: Arg) => Effect.Effect<A, WebsiteError>
   /** The viewport in CSS pixels. */
   readonly viewport: { readonly width: number; readonly height: number }
 }

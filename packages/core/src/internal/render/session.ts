@@ -273,6 +273,9 @@ export const openSession = (
     // CSS backgrounds have no natural size in the DOM: their pictures are decoded in the page to learn it.
     const images = hopChecked(Effect.tryPromise({ try: () => collectImages(page).then((found) => withBackgroundSizes(page, found)), catch: fail }))
 
-    return { load, snapshot, screenshot, images, viewport } satisfies Renderer.RenderSession
+    const evaluate = <A, Arg>(script: (arg: Arg) => A | Promise<A>, arg: Arg): Effect.Effect<A, WebsiteError> =>
+      hopChecked(Effect.tryPromise({ try: () => page.evaluate(script as (arg: unknown) => A | Promise<A>, arg as unknown), catch: fail }))
+
+    return { load, snapshot, screenshot, images, evaluate, viewport } satisfies Renderer.RenderSession
   })
 

@@ -1,0 +1,70 @@
+/**
+ * A fixture site with a known design, for the styleguide and font tests (core and API): an accent color (#ff5500), a
+ * self-hosted `@font-face` family with a build hash in its name (real TrueType files from Debian's fonts-dejavu), a
+ * Google Fonts link (the link only: tests have no network), primary and secondary buttons, two cards, a
+ * `prefers-color-scheme: dark` block, three fonts in known proportions, plus a bot wall and a 404.
+ */
+import { readFileSync } from "node:fs"
+import * as FixtureSite from "./FixtureSite.js"
+
+const FONT_DIR = "/usr/share/fonts/truetype/dejavu"
+
+/** The home page. Word counts by font: BrandSans 43 words in 10 elements, Playfair Display 9 in 4, Courier New 3 in 1. */
+export const home = `<!doctype html><html lang="en"><head><title>Acme Design</title>
+<meta name="theme-color" content="#ff5500">
+<link rel="stylesheet" href="https://fonts.googleapis.com/css2?family=Playfair+Display:ital,wght@0,400;0,700;1,400&display=swap">
+<style>
+@font-face { font-family: "BrandSans_4f2a9c1e"; src: url("/fonts/brand-sans-400.ttf") format("truetype"); font-weight: 400; font-style: normal; }
+@font-face { font-family: "BrandSans_4f2a9c1e"; src: url("/fonts/brand-sans-700.ttf") format("truetype"); font-weight: 700; font-style: normal; }
+@font-face { font-family: "BrandSans_4f2a9c1e"; src: url("/fonts/brand-sans-400.ttf") format("truetype"); font-weight: 400; font-style: italic; }
+:root { --accent: #ff5500; --bg: #ffffff; --text: #1a1a1a; }
+@media (prefers-color-scheme: dark) { :root { --bg: #0f1115; --text: #f2f2f2; } }
+* { margin: 0; padding: 0; }
+html, body { background: var(--bg); color: var(--text); }
+body { font-family: "BrandSans_4f2a9c1e", Arial, sans-serif; font-size: 16px; line-height: 24px; }
+h1, h2, h3, h4 { font-family: "Playfair Display", Georgia, serif; margin-bottom: 8px; }
+h1 { font-size: 48px; font-weight: 700; line-height: 56px; letter-spacing: -1px; }
+h2 { font-size: 32px; font-weight: 700; line-height: 40px; }
+h3 { font-size: 24px; font-weight: 600; line-height: 32px; }
+h4 { font-size: 20px; font-weight: 600; line-height: 28px; }
+p { margin-bottom: 16px; }
+a { color: var(--accent); text-decoration: underline; }
+nav { display: flex; gap: 32px; padding: 4px; }
+.btn { display: inline-block; box-sizing: border-box; width: 160px; height: 48px; padding: 12px 24px; border-radius: 8px;
+  font-family: inherit; font-size: 16px; font-weight: 600; line-height: 24px; text-decoration: none; }
+.btn-primary { background: var(--accent); color: #ffffff; border: 0; }
+.btn-secondary { background: transparent; color: var(--text); border: 1px solid #cccccc; }
+.card { width: 300px; margin: 16px; padding: 24px; background: #ffffff; border: 1px solid #e5e5e5; border-radius: 12px;
+  box-shadow: 0 4px 12px rgba(0, 0, 0, 0.1); }
+.chip { display: inline-block; width: 40px; height: 10px; box-shadow: 0 1px 2px rgba(0, 0, 0, 0.05); }
+.panel { width: 200px; height: 20px; box-shadow: 0 20px 40px rgba(0, 0, 0, 0.25); }
+.well { width: 200px; height: 20px; box-shadow: inset 0 1px 2px rgba(0, 0, 0, 0.2); }
+code { font-family: "Courier New", monospace; }
+</style></head>
+<body><header><nav><a href="/">Home</a><a href="/about">About</a></nav></header>
+<main>
+<h1>Design that ships</h1>
+<p>Alpha beta gamma delta epsilon zeta eta theta iota kappa.</p>
+<p>Read <a href="/docs">the docs</a> today.</p>
+<a class="btn btn-primary" href="/start">Get started</a>
+<button class="btn btn-primary" type="button">Sign up</button>
+<a class="btn btn-secondary" href="/tour">Take the tour</a>
+<h2>Our work</h2>
+<div class="card"><h3>Fast builds</h3><p>Lambda mu nu xi omicron pi rho sigma tau upsilon.</p></div>
+<div class="card"><h4>Small bundles</h4><p>Phi chi psi omega one two three four five six.</p></div>
+<span class="chip"></span><div class="panel"></div><div class="well"></div>
+<pre><code>npm install acme</code></pre>
+</main></body></html>`
+
+/** A Cloudflare challenge page. */
+export const wall = `<!doctype html><html><head><title>Just a moment...</title></head><body><div id="challenge-form">Checking your browser</div></body></html>`
+
+/** The routes of the design site. */
+export const routes = (): FixtureSite.Routes => ({
+  "/": FixtureSite.html(home),
+  "/fonts/brand-sans-400.ttf": FixtureSite.html(readFileSync(`${FONT_DIR}/DejaVuSans.ttf`), { contentType: "font/ttf" }),
+  "/fonts/brand-sans-700.ttf": FixtureSite.html(readFileSync(`${FONT_DIR}/DejaVuSans-Bold.ttf`), { contentType: "font/ttf" }),
+  "/wall": FixtureSite.html(wall, { status: 403 }),
+  "/challenge": FixtureSite.html(wall),
+  "/missing": FixtureSite.status(404)
+})

@@ -36,6 +36,7 @@ import * as Html from "./Scrape/Html.js"
 import * as Scrape from "./Scrape/Http.js"
 import * as Markdown from "./Scrape/Markdown.js"
 import * as Screenshot from "./Screenshot/Http.js"
+import * as Sic from "./Sic/Http.js"
 import * as UrlEnrichment from "./Urls/Enrichment.js"
 import * as Urls from "./Urls/Http.js"
 import type * as Server from "./Server.js"
@@ -80,6 +81,8 @@ const routeFor = (request: HttpServerRequest.HttpServerRequest) => {
       return RequestPipeline.serve(api, Urls.sitemap)
     case "GET /v1/web/naics":
       return RequestPipeline.serve(api, Naics.naics)
+    case "GET /v1/web/sic":
+      return RequestPipeline.serve(api, Sic.sic)
     case "POST /v1/web/crawl":
       return RequestPipeline.serve(api, Crawl.crawl)
     case "POST /v1/parse":

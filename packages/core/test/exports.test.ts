@@ -6,7 +6,7 @@ describe("@sift/core exports", () => {
     expect(Object.keys(Core).sort()).toEqual([
       "Actions", "AddressGuard", "BlockDetection", "BrowserPool", "Cache", "Charset", "CompanyEvidence", "CompanyResolver", "ContentFilter", "Convert", "Crawler", "Deadline", "Errors", "Fetcher", "HostRules", "Html",
       "HtmlFormat", "ImageEnrich", "Images", "MainContent", "Markdown", "Metadata", "Naics", "NaicsClassification", "NaicsClassifier", "ParseDocument", "ParseRules", "Pipeline", "RenderPlan", "Renderer", "ScrapeRequest",
-      "ScrapeResult", "Scraper", "Screenshot", "Styleguide", "UrlDiscovery", "UrlIndex", "UrlNormal", "UrlSearch", "classifyNaics", "mapUrls", "scrape"
+      "ScrapeResult", "Scraper", "Screenshot", "Sic", "Styleguide", "UrlDiscovery", "UrlIndex", "UrlNormal", "UrlSearch", "classifyNaics", "mapUrls", "scrape"
     ])
     expect(typeof Core.scrape).toBe("function")
   })

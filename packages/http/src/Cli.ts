@@ -9,6 +9,7 @@ import { NodeContext } from "@effect/platform-node"
 import { Console, Effect, HashMap, HashSet } from "effect"
 import * as App from "./App.js"
 import { direct } from "./internal/admin/direct.js"
+import { batchCommand } from "./internal/cli/batch.js"
 import { crawlCommand } from "./internal/cli/crawl.js"
 import { CliFailure, ExitCode } from "./internal/cli/failure.js"
 import { keysCommand } from "./internal/cli/keys.js"
@@ -24,7 +25,7 @@ const NAME = "sift"
 const VERSION = "0.1.0"
 const config = CliConfig.defaultConfig
 
-const commands = [serveCommand(App.application), scrapeCommand, crawlCommand, mapCommand, naicsCommand, mcpCommand, keysCommand(direct), orgsCommand(direct)] as const
+const commands = [serveCommand(App.application), scrapeCommand, crawlCommand, batchCommand(App.migrations), mapCommand, naicsCommand, mcpCommand, keysCommand(direct), orgsCommand(direct)] as const
 
 const sift = Command.make(NAME).pipe(
   Command.withDescription(

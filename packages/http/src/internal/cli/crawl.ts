@@ -9,7 +9,8 @@ import cliProgress from "cli-progress"
 import { Console, Effect, Layer, Option, Stream } from "effect"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { dirname, join, relative, resolve, sep } from "node:path"
-import { failure } from "./failure.js"
+import { type Api, apiOf, apiOptions, call } from "./batch.js"
+import { CliFailure, ExitCode, failure } from "./failure.js"
 
 const url = Args.text({ name: "URL" }).pipe(Args.withDescription("Where the crawl starts (always read); http:// or https://"))
 const maxPages = Options.integer("max-pages").pipe(
@@ -103,12 +104,86 @@ const progressDisplay = () => {
   }
 }
 
+/** What `POST /v1/web/crawl` answers per page, as far as the CLI reads it. */
+interface RemotePage {
+  readonly markdown: string
+  readonly metadata: { readonly url: string; readonly finalUrl: string; readonly crawlDepth: number; readonly success: boolean; readonly statusCode: number; readonly title: string }
+}
+
+/** `sift crawl URL --api`: the server crawls (POST /v1/web/crawl, credits charged there); pages written as embedded. */
+const remoteCrawl = (
+  api: Api,
+  options: {
+    readonly url: string
+    readonly maxPages: number
+    readonly depth: Option.Option<number>
+    readonly regex: Option.Option<string>
+    readonly subdomains: boolean
+    readonly format: "markdown" | "html"
+    readonly mainContent: boolean
+    readonly out: Option.Option<string>
+  }
+) =>
+  Effect.gen(function*() {
+    if (options.format !== "markdown") {
+      return yield* new CliFailure({ errorCode: "INPUT_VALIDATION_ERROR", message: "--format: a server's crawl (POST /web/crawl) returns Markdown only", exitCode: ExitCode.invalid })
+    }
+    if (process.stderr.isTTY) process.stderr.write(`crawling ${options.url} on ${api.root} ...\n`)
+    const answer = yield* call(api, "POST", "/web/crawl", {
+      body: {
+        url: options.url,
+        maxPages: options.maxPages,
+        ...(Option.isSome(options.depth) ? { maxDepth: options.depth.value } : {}),
+        ...(Option.isSome(options.regex) ? { urlRegex: options.regex.value } : {}),
+        ...(options.subdomains ? { followSubdomains: true } : {}),
+        ...(options.mainContent ? { useMainContentOnly: true } : {})
+      }
+    })
+    const root = Option.getOrUndefined(options.out)
+    const written: Array<Written> = []
+    for (const page of answer.results as ReadonlyArray<RemotePage>) {
+      const m = page.metadata
+      if (root === undefined) {
+        const line = m.success
+          ? { url: m.url, depth: m.crawlDepth, status: "ok", final_url: m.finalUrl, title: m.title, markdown: page.markdown }
+          : { url: m.url, depth: m.crawlDepth, status: "error", status_code: m.statusCode }
+        process.stdout.write(JSON.stringify(line) + "\n")
+      } else if (m.success) {
+        const file = fileFor(root, m.finalUrl, ".md")
+        mkdirSync(dirname(file), { recursive: true })
+        writeFileSync(file, page.markdown)
+        written.push({ url: m.url, title: m.title, file, error: undefined })
+      } else {
+        written.push({ url: m.url, title: "", file: undefined, error: `HTTP ${m.statusCode}` })
+      }
+    }
+    if (root !== undefined) writeIndex(root, options.url, written)
+    const meta = answer.metadata
+    yield* Console.error(
+      `${meta.numSucceeded} pages read, ${meta.numFailed} failed, ${meta.numSkipped} skipped${answer.partial === true ? " (partial)" : ""}; ` +
+        `${answer.key_metadata?.credits_consumed ?? "?"} credits${root === undefined ? "" : `; files in ${root}`}`
+    )
+  })
+
+/** Writes `index.md` of a crawl written to `root`: a link per page read, a line per page that failed. */
+const writeIndex = (root: string, start: string, written: ReadonlyArray<Written>) => {
+  const lines = written.map((w) =>
+    w.file === undefined
+      ? `- ${w.url} — failed (${w.error})`
+      : `- [${(w.title || w.url).replace(/[[\]]/g, "\\$&")}](${relative(root, w.file).split(sep).map(encodeURIComponent).join("/")}) — ${w.url}`
+  )
+  mkdirSync(root, { recursive: true })
+  writeFileSync(join(root, "index.md"), `# Crawl of ${start}\n\n${lines.join("\n")}\n`)
+}
+
 /** `sift crawl URL`. */
 export const crawlCommand = Command.make(
   "crawl",
-  { url, maxPages, depth, regex, subdomains, format, mainContent, out, concurrency },
+  { url, maxPages, depth, regex, subdomains, format, mainContent, out, concurrency, ...apiOptions },
   (options) =>
     Effect.gen(function*() {
+      const api = yield* apiOf(options)
+      if (api !== undefined) return yield* remoteCrawl(api, options)
       const page: Omit<ScrapeRequest.ScrapeRequestInput, "url"> = {
         formats: options.format === "html" ? { html: true } : { markdown: true },
         ...(options.mainContent ? { sharedParams: { mainContentOnly: true } } : {})
@@ -152,15 +227,7 @@ export const crawlCommand = Command.make(
         Effect.mapError(failure),
         Effect.ensuring(Effect.sync(progress.stop))
       )
-      if (root !== undefined) {
-        const lines = written.map((w) =>
-          w.file === undefined
-            ? `- ${w.url} — failed (${w.error})`
-            : `- [${(w.title || w.url).replace(/[[\]]/g, "\\$&")}](${relative(root, w.file).split(sep).map(encodeURIComponent).join("/")}) — ${w.url}`
-        )
-        mkdirSync(root, { recursive: true })
-        writeFileSync(join(root, "index.md"), `# Crawl of ${options.url}\n\n${lines.join("\n")}\n`)
-      }
+      if (root !== undefined) writeIndex(root, options.url, written)
       yield* Console.error(`${summary.read} pages read, ${summary.failed} failed, ${summary.skipped} skipped${root === undefined ? "" : `; files in ${root}`}`)
     })
 ).pipe(Command.withDescription(
@@ -168,5 +235,6 @@ export const crawlCommand = Command.make(
     "Crawl-delay honoured, at most 2 fetches of one host at a time. Writes one JSON line per page on stdout " +
     "({ url, depth, status, title, markdown|html } or { url, status: error, error_code, message }), or with --out one " +
     "file per page and index.md. Progress on stderr. Private and loopback addresses are refused unless " +
-    "SIFT_ALLOW_PRIVATE_TARGETS=true."
+    "SIFT_ALLOW_PRIVATE_TARGETS=true. With --api URL --key KEY (or SIFT_API_URL and SIFT_API_KEY) the server crawls " +
+    "instead (POST /v1/web/crawl: Markdown, at most 500 pages, 1 credit per page read)."
 ))

@@ -37,6 +37,8 @@ import * as Scrape from "./Scrape/Http.js"
 import * as Markdown from "./Scrape/Markdown.js"
 import * as Screenshot from "./Screenshot/Http.js"
 import * as Sic from "./Sic/Http.js"
+import * as Fonts from "./Styleguide/Fonts.js"
+import * as Styleguide from "./Styleguide/Http.js"
 import * as UrlEnrichment from "./Urls/Enrichment.js"
 import * as Urls from "./Urls/Http.js"
 import type * as Server from "./Server.js"
@@ -83,6 +85,10 @@ const routeFor = (request: HttpServerRequest.HttpServerRequest) => {
       return RequestPipeline.serve(api, Naics.naics)
     case "GET /v1/web/sic":
       return RequestPipeline.serve(api, Sic.sic)
+    case "GET /v1/web/styleguide":
+      return RequestPipeline.serve(api, Styleguide.styleguide)
+    case "GET /v1/web/fonts":
+      return RequestPipeline.serve(api, Fonts.fonts)
     case "POST /v1/web/crawl":
       return RequestPipeline.serve(api, Crawl.crawl)
     case "POST /v1/parse":

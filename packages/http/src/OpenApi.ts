@@ -23,6 +23,8 @@ import * as Scrape from "./Scrape/Http.js"
 import * as Crawl from "./Crawl/Http.js"
 import * as Markdown from "./Scrape/Markdown.js"
 import * as Screenshot from "./Screenshot/Http.js"
+import * as Fonts from "./Styleguide/Fonts.js"
+import * as Styleguide from "./Styleguide/Http.js"
 import * as Urls from "./Urls/Http.js"
 
 const ErrorBody = Schema.Struct({
@@ -172,6 +174,14 @@ export const document = {
       Screenshot.ScreenshotQuery,
       "screenshot (data URL), width, height, url, screenshotType, finalDOMState, cache_metadata (hit for a cached screenshot)",
       { responses: { "404": { $ref: "#/components/responses/Error" } } }
+    ),
+    "/web/styleguide": get(
+      Styleguide.Query,
+      "status, code, domain, styleguide { colors, mode, typography, elementSpacing, shadows, components { button { primary, secondary, link }, card }, fontLinks }, finalDOMState, cache_metadata"
+    ),
+    "/web/fonts": get(
+      Fonts.Query,
+      "status, code, domain, fonts [{ font, fallbacks, num_elements, num_words, percent_elements, percent_words, uses }], fontLinks (when any), finalDOMState, cache_metadata"
     ),
     "/files/{id}": {
       get: {

@@ -42,6 +42,8 @@ export const start = async (options: {
   readonly hostRules?: string | undefined
   /** Provides a browser pool (real Chromium, launched on first use) for screenshots and rendering. */
   readonly browser?: boolean | undefined
+  /** The browser's address guard (default: every address allowed, as fixture sites are on loopback). */
+  readonly browserAddressPolicy?: ((ip: string, host: string) => boolean) | undefined
   /** Settings read from the environment by the application (monitors), over the defaults below. */
   readonly env?: Readonly<Record<string, string>> | undefined
   /** Serves on the listener `sift serve` runs (the API front for /v1/) instead of the platform's Node server. */
@@ -58,7 +60,7 @@ export const start = async (options: {
     Fetcher.layer({ allowPrivateTargets: true, ...(options.hostRules === undefined ? {} : { hostRules: options.hostRules }) }),
     CacheStore.layer(),
     options.browser === true
-      ? Renderer.layer({ size: 1, addressPolicy: () => true, ...(options.hostRules === undefined ? {} : { hostRules: options.hostRules }) })
+      ? Renderer.layer({ size: 1, addressPolicy: options.browserAddressPolicy ?? (() => true), ...(options.hostRules === undefined ? {} : { hostRules: options.hostRules }) })
       : Layer.empty
   )
   // Webhook receivers of the tests are local; the monitor scheduler ticks every second.

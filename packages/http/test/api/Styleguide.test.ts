@@ -115,6 +115,25 @@ describe("styleguide and fonts endpoints (pglite, Chromium, official SDK)", { ti
     expect((await client.web.extractStyleguide({ directUrl: `${site.url}/?zdr` })).cache_metadata.status).toBe("miss")
   })
 
+  it("timeoutOpts: return-partial reads a page still streaming (charged, not cached); fail is 408 uncharged", async () => {
+    // The design arrives at once; the document ends only 16 s later, so the page never finishes loading in time.
+    site.route("/streaming", FixtureSite.slow({ chunks: [DesignSite.home, "<p>late words</p>", "<p>later</p>"], intervalMs: 8_000 }))
+    const { orgId, secret } = await service.key()
+    const client = clientFor(secret)
+    const before = await balance(orgId)
+    const partial = await client.web.extractStyleguide({ directUrl: `${site.url}/streaming`, timeoutOpts: { milliseconds: 6_000, behavior: "return-partial" } })
+    expect(partial.finalDOMState).toBe("still-loading")
+    expect(partial.styleguide?.colors.accent).toBe("#ff5500")
+    expect(partial.key_metadata?.credits_consumed).toBe(1)
+    const response = await fetch(`${service.baseUrl}/web/styleguide?directUrl=${encodeURIComponent(`${site.url}/streaming`)}&timeoutOpts[milliseconds]=3000`, {
+      headers: { authorization: `Bearer ${secret}` }
+    })
+    const failed = await response.json() as any
+    // Had the partial read been cached, this would be a hit, not a timeout.
+    expect([response.status, failed.error_code, failed.key_metadata?.credits_consumed ?? 0]).toEqual([408, "REQUEST_TIMEOUT", 0])
+    expect(await balance(orgId)).toBe(before - 1)
+  })
+
   it("bad input and unreadable pages answer the contract's codes and charge nothing", async () => {
     const { orgId, secret } = await service.key()
     const before = await balance(orgId)

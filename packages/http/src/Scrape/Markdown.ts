@@ -4,12 +4,13 @@
  *
  * @since 0.1.0
  */
-import { type Cache, type Errors, type Fetcher, Pipeline } from "@sift/core"
+import { Cache, type Errors, type Fetcher, Pipeline } from "@sift/core"
 import { Effect } from "effect"
 import { stringify } from "../internal/json.js"
 import { andThen } from "../internal/steps.js"
 import * as QueryParams from "../QueryParams.js"
 import type { Handler } from "../RequestPipeline.js"
+import * as Indexing from "../Search/Indexing.js"
 import * as ScrapeQuery from "./ScrapeQuery.js"
 
 /** The query. */
@@ -41,8 +42,11 @@ const creditsOf = (decoded: ScrapeQuery.Decoded<typeof Query.Type>) => ScrapeQue
 export const markdown: Handler<ScrapeQuery.Decoded<typeof Query.Type>, Errors.InvalidRequest, never, Errors.ScrapeError, Fetcher.Fetcher | Cache.Cache> = {
   // A query decoded before is answered at once, so a repeated request is validated without a step of its own.
   validate: (caller) => andThen(decode(caller), (decoded) => Effect.succeed(ScrapeQuery.planFor(decoded.request, creditsOf(decoded), decoded))),
-  run: (_caller, decoded) =>
-    Effect.map(Pipeline.runMemoized(decoded.request, ScrapeQuery.runOptions(decoded.query)), ({ derived, document, render, result }) => ({
+  run: (caller, decoded) =>
+    Effect.map(andThen(Pipeline.runMemoized(decoded.request, ScrapeQuery.runOptions(decoded.query)), (outcome) =>
+      // Sift's own page index keeps the page (not with ZDR or forwarded headers); a page it has seen lately costs no step.
+      andThen(Indexing.indexPages(caller.auth.org.id, !Cache.usesCache(decoded.request), [{ url: decoded.request.url, result: outcome.result }]), () =>
+        Effect.succeed(outcome))), ({ derived, document, render, result }) => ({
       // The members a memoized result always answers with are serialized once per memo.
       serialized: derived.get("markdown", () => {
         const markdownText = result.markdown.data ?? ""

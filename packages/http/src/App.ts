@@ -14,6 +14,9 @@ import { MonitorService, migrations as monitorMigrations } from "@sift/monitors"
 import { Config, Effect, Layer, Option, Redacted } from "effect"
 import { randomUUID } from "node:crypto"
 import { BlobStore, Mailer } from "@sift/store"
+import * as LanguageModel from "@sift/core/LanguageModel"
+import * as SearchProvider from "@sift/core/SearchProvider"
+import * as PageIndex from "@sift/store/PageIndex"
 import { migrations as webhookMigrations } from "@sift/webhooks"
 import * as Admin from "./Admin.js"
 import * as Agents from "./Agents/Http.js"
@@ -29,6 +32,8 @@ import * as ConsoleRoutes from "./Console/Http.js"
 import * as ConsoleSession from "./Console/Session.js"
 import * as ConsoleStatic from "./Console/Static.js"
 import * as Crawl from "./Crawl/Http.js"
+import * as Competitors from "./Search/Competitors.js"
+import * as Search from "./Search/Http.js"
 import * as Naics from "./Naics/Http.js"
 import * as OpenApi from "./OpenApi.js"
 import * as Parse from "./Parse/Http.js"
@@ -92,6 +97,10 @@ const routeFor = (request: HttpServerRequest.HttpServerRequest) => {
       return RequestPipeline.serve(api, Styleguide.styleguide)
     case "GET /v1/web/fonts":
       return RequestPipeline.serve(api, Fonts.fonts)
+    case "POST /v1/web/search":
+      return RequestPipeline.serve(api, Search.search)
+    case "GET /v1/web/competitors":
+      return RequestPipeline.serve(api, Competitors.competitors)
     case "POST /v1/web/crawl":
       return RequestPipeline.serve(api, Crawl.crawl)
     case "POST /v1/parse":
@@ -133,6 +142,7 @@ export const httpApp = Effect.flatMap(HttpServerRequest.HttpServerRequest, dispa
 export const migrations = {
   auth: Auth.migrations,
   http: RequestLog.migrations,
+  search: PageIndex.migrations,
   mailer: Mailer.migrations,
   // Before monitors: monitors/0003 gives existing webhooks their secrets in the webhooks package's table.
   webhooks: webhookMigrations,
@@ -164,7 +174,8 @@ const jobs = Roles.layerJobQueue({ queues: [UrlEnrichment.QUEUE, ...MonitorServi
 
 const services = Layer.mergeAll(monitors, UrlEnrichment.layerIndex(), AgentLimits.layerCleanup).pipe(
   Layer.provideMerge(ConsoleSession.layer),
-  Layer.provideMerge(Layer.mergeAll(RequestLog.RequestLog.Default, Auth.layer, Mailer.layerConfig(), Naics.layerCompanies, BlobStore.layerSql)),
+  Layer.provideMerge(Layer.mergeAll(RequestLog.RequestLog.Default, Auth.layer, Mailer.layerConfig(), Naics.layerCompanies, BlobStore.layerSql,
+    PageIndex.layer(), Layer.orDie(SearchProvider.layerConfig), Layer.orDie(LanguageModel.layerConfig))),
   Layer.provideMerge(jobs)
 )
 

@@ -159,9 +159,13 @@ export const make = (config: ListenerConfig, options: ListenerOptions = {}): Eff
       }))
     const metrics = options.metrics
     const metricsToken = options.metricsToken ?? Option.none()
+    // Set by `stopAccepting`: a request that still arrives on a kept-alive connection is answered, and its connection
+    // closed after the answer, so the client opens its next one elsewhere instead of losing it at the final close.
+    let stopping = false
     server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => {
       inFlight++
       res.once("close", finished)
+      if (stopping) res.setHeader("connection", "close")
       // Probes first: no key, no HTTPS rule, no access or request log (load balancers poll them).
       const probePath = Readiness.probeOf(req.method, req.url)
       if (probePath !== undefined) return Readiness.answer(probePath, probe, res)
@@ -227,6 +231,7 @@ export const make = (config: ListenerConfig, options: ListenerOptions = {}): Eff
       httpServer,
       inFlight: () => inFlight,
       stopAccepting: Effect.sync(() => {
+        stopping = true
         if (server.listening) server.close()
         server.closeIdleConnections()
       }),

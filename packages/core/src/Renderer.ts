@@ -104,7 +104,8 @@ export interface RenderSession {
   /** The images as rendered, in document order. */
   readonly images: Effect.Effect<ReadonlyArray<RenderedImage>, WebsiteError>
   /**
-   * Runs `script` in the page with `arg` (both serialized to the browser; the answer must be JSON-like): what only
+   * Runs `script` in the page with `arg` (a self-contained function, sent as its source; `arg` as JSON; the answer
+   * must be JSON-like): what only
    * the live page knows, such as computed styles and the CSSOM (styleguides, fonts).
    */
   readonly evaluate: <A, Arg>(script: (arg: Arg) => A | Promise<A>, arg: Arg) => Effect.Effect<A, WebsiteError>

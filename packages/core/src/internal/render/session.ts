@@ -273,8 +273,13 @@ export const openSession = (
     // CSS backgrounds have no natural size in the DOM: their pictures are decoded in the page to learn it.
     const images = hopChecked(Effect.tryPromise({ try: () => collectImages(page).then((found) => withBackgroundSizes(page, found)), catch: fail }))
 
+    // Sent as source text with a stand-in for `__name`, the helper esbuild-based runners (tsx) insert into named
+    // functions and that the page does not have; the argument travels as JSON.
     const evaluate = <A, Arg>(script: (arg: Arg) => A | Promise<A>, arg: Arg): Effect.Effect<A, WebsiteError> =>
-      hopChecked(Effect.tryPromise({ try: () => page.evaluate(script as (arg: unknown) => A | Promise<A>, arg as unknown), catch: fail }))
+      hopChecked(Effect.tryPromise({
+        try: () => page.evaluate(`(() => { const __name = (target) => target; return (${script.toString()})(${JSON.stringify(arg) ?? "undefined"}) })()`) as Promise<A>,
+        catch: fail
+      }))
 
     return { load, snapshot, screenshot, images, evaluate, viewport } satisfies Renderer.RenderSession
   })

@@ -214,7 +214,65 @@ export class CreditLedger extends Effect.Service<CreditLedger>()("@sift/auth/Cre
       write: (batch) => Effect.map(charging(batch), (rows) => balancesOf(batch, rows))
     })
 
+    /**
+     * Debits `credits` in the caller's transaction (committed or rolled back with it). The organization's hold counter
+     * takes the debit as a hold settled at once (`reserved` and `credits_settled` both grow by it, the balance falls
+     * by it), so a reservation racing the open transaction waits on the counter's row and then counts the debit, even
+     * when it reads the organization's row from before the commit. `upTo`: what the balance allows instead of failing.
+     */
+    const debitIn = (orgId: string, credits: number, requestId: string, options: { readonly upTo?: boolean } = {}) =>
+      Effect.gen(function*() {
+        const at = yield* now
+        yield* sql`INSERT INTO credit_holds (org_id, reserved, settled_base)
+          SELECT id, 0, credits_settled FROM organizations WHERE id = ${orgId} ON CONFLICT (org_id) DO NOTHING`
+        const [hold] = yield* sql<{ reserved: string | number; settled_base: string | number }>`
+          SELECT reserved, settled_base FROM credit_holds WHERE org_id = ${orgId} FOR UPDATE`
+        // The organization's row locked (renewed first when its cycle ended): the debit below reads what it changes.
+        const org = yield* lockOrg(orgId, at)
+        const [settled] = yield* sql<{ credits_settled: string | number }>`SELECT credits_settled FROM organizations WHERE id = ${orgId}`
+        const available = org.creditsRemaining + Number(settled?.credits_settled ?? 0) - Number(hold?.settled_base ?? 0) - Number(hold?.reserved ?? 0)
+        const amount = options.upTo === true ? Math.min(credits, Math.max(0, available)) : credits
+        if (amount > available) return yield* new UsageExceeded({ needed: credits, available })
+        // lockOrg turned synchronous_commit off for the transaction; a debit must wait for the disk.
+        yield* sql`SELECT ${GroupCommit.synchronousCommit(sql)} AS durable`
+        if (amount > 0) {
+          yield* sql`
+            WITH held AS (UPDATE credit_holds SET reserved = reserved + ${amount}::bigint WHERE org_id = ${orgId}),
+            charged AS (UPDATE organizations SET credits_remaining = credits_remaining - ${amount}::bigint,
+              credits_settled = credits_settled + ${amount}::bigint WHERE id = ${orgId})
+            INSERT INTO credit_events (org_id, request_id, credits) VALUES (${orgId}, ${requestId}, ${amount}::bigint)`
+        }
+        return { debited: amount, remaining: org.creditsRemaining - amount }
+      })
+
+    /** Credits `credits` back in the caller's transaction (a negative credit event records it). */
+    const refund = (orgId: string, credits: number, requestId: string) =>
+      Effect.gen(function*() {
+        if (credits <= 0) {
+          const [row] = yield* sql<{ credits_remaining: string | number }>`SELECT credits_remaining FROM organizations WHERE id = ${orgId}`
+          return { remaining: Number(row?.credits_remaining ?? 0) }
+        }
+        const [row] = yield* sql<{ credits_remaining: string | number }>`
+          WITH credited AS (UPDATE organizations SET credits_remaining = credits_remaining + ${credits}::bigint WHERE id = ${orgId} RETURNING credits_remaining),
+          events AS (INSERT INTO credit_events (org_id, request_id, credits) VALUES (${orgId}, ${requestId}, ${-credits}::bigint))
+          SELECT credits_remaining, ${GroupCommit.synchronousCommit(sql)} AS durable FROM credited`
+        return { remaining: Number(row?.credits_remaining ?? 0) }
+      })
+
     return {
+      /**
+       * Runs `effect` as one SQL transaction in which `debitIn` and `refund` move credits with the caller's own
+       * statements: all of it commits, or none. Not to be started inside another transaction.
+       */
+      transaction: <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError, Exclude<R, Embedded.OpenTransaction>> =>
+        sql.withTransaction(effect) as Effect.Effect<A, E | SqlError, Exclude<R, Embedded.OpenTransaction>>,
+      /**
+       * Debits `credits` for request `requestId` inside `transaction` (all of them, or `USAGE_EXCEEDED` and nothing;
+       * `upTo`: what the balance allows). For charges a handler makes in a transaction of its own (batches).
+       */
+      debitIn: debitIn as (orgId: string, credits: number, requestId: string, options?: { readonly upTo?: boolean }) => Effect.Effect<Embedded.Debited, UsageExceeded | SqlError>,
+      /** Credits `credits` back for request `requestId` inside `transaction`. */
+      refund: refund as (orgId: string, credits: number, requestId: string) => Effect.Effect<{ remaining: number }, SqlError>,
       /** Holds `credits` for a request, or fails with `USAGE_EXCEEDED` when they are not available. */
       reserve: (orgId: string, credits: number, options: { readonly ttlMs: number }): Effect.Effect<Reservation, UsageExceeded | SqlError> =>
         Effect.gen(function*() {

@@ -11,11 +11,14 @@ import { Context, type Effect } from "effect"
 import type { BatchRefused } from "./BatchErrors.js"
 
 /**
- * Moves a batch's credits. Both run inside the caller's SQL transaction.
+ * Moves a batch's credits. Both run inside the caller's SQL transaction, which `transaction` opens when given (a
+ * ledger that keeps balances in memory learns there whether the transaction committed); else `sql.withTransaction`.
  *
  * @category services
  */
 export class BatchCredits extends Context.Tag("@sift/batch/BatchCredits")<BatchCredits, {
+  /** Runs `effect` as the SQL transaction in which `reserve` or `settle` is called. */
+  readonly transaction?: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | SqlError, R>
   /** Debits `credits` for batch `batchId` (its request id `requestId`); fails `Unaffordable` when the balance cannot cover them. */
   readonly reserve: (
     input: { readonly orgId: string; readonly keyId: string | undefined; readonly batchId: string; readonly requestId: string; readonly credits: number }

@@ -22,7 +22,7 @@ import { Clock, Duration, Effect, type Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import { createGzip } from "node:zlib"
 import { BatchCredits } from "./BatchCredits.js"
-import { DRIVE_JOB_OPTIONS, FILE_CHUNK_BYTES, fileChunkKeys, QUEUE } from "./Batches.js"
+import { DRIVE_JOB_OPTIONS, expire, FILE_CHUNK_BYTES, fileChunkKeys, QUEUE } from "./Batches.js"
 import * as BatchSpec from "./BatchSpec.js"
 import * as Records from "./internal/records.js"
 import * as Views from "./internal/views.js"
@@ -39,8 +39,8 @@ export interface RunnerOptions {
   readonly leaseMs?: number | undefined
   /** How often lapsed batches are looked for (default 15 s). */
   readonly sweepMs?: number | undefined
-  /** The URL of a result file in completion events (default the path `/v1/files/{id}`). */
-  readonly fileUrl?: ((id: string) => string) | undefined
+  /** The URL of a result file in completion events (default the submitting request's origin and `/v1/files/{id}`). */
+  readonly fileUrl?: Views.FileUrl | undefined
   /** Records per NDJSON part at most (default `PART_RECORDS`; smaller in tests). */
   readonly partRecords?: number | undefined
 }
@@ -216,7 +216,8 @@ export const settle = (
     const sql = yield* SqlClient.SqlClient
     const blobs = yield* BlobStore
     const credits = yield* BatchCredits
-    yield* sql.withTransaction(Effect.gen(function*() {
+    const transaction = credits.transaction ?? sql.withTransaction
+    yield* transaction(Effect.gen(function*() {
       const [batch] = yield* sql<Views.BatchRow>`SELECT * FROM batches WHERE id = ${batchId} FOR UPDATE`
       if (batch === undefined || Views.isFinal(batch.status)) return
       const parts = yield* writeParts(batchId, blobs, options.partRecords ?? PART_RECORDS)
@@ -236,7 +237,7 @@ export const settle = (
           id: Deliveries.eventId(),
           type: `batch.${status}`,
           created_at: now.toISOString(),
-          data: { batch: Views.retrieve(settled!, parts, options.fileUrl ?? ((id) => `/v1/files/${id}`)) }
+          data: { batch: Views.retrieve(settled!, parts, options.fileUrl ?? ((id, origin) => `${origin ?? ""}/v1/files/${id}`)) }
         }
         const retry = webhook.legacy === true || webhook.retry === undefined
           ? undefined
@@ -339,8 +340,9 @@ export const worker = (options: RunnerOptions = {}): Effect.Effect<void, JobQueu
       pollingIntervalSeconds: 0.5
     })
     const sweepMs = options.sweepMs ?? 15_000
-    const sweeper: Effect.Effect<void, never, SqlClient.SqlClient | JobQueue> = Effect.forever(
-      Effect.zipRight(Effect.ignoreLogged(sweep), Effect.sleep(Duration.millis(sweepMs)))
+    // Lapsed drives are re-queued, and results past their 7 days deleted.
+    const sweeper: Effect.Effect<void, never, SqlClient.SqlClient | JobQueue | BlobStore> = Effect.forever(
+      Effect.zipRight(Effect.zipRight(Effect.ignoreLogged(sweep), Effect.ignoreLogged(expire)), Effect.sleep(Duration.millis(sweepMs)))
     )
     yield* Effect.forkScoped(sweeper)
   })

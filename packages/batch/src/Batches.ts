@@ -46,8 +46,8 @@ export interface Page<A> {
   readonly next_cursor: string | null
 }
 
-/** How file URLs are written (the service's public origin and `/v1/files/`). */
-export type FileUrl = (id: string) => string
+/** How file URLs are written (the service's public origin, else the submitting request's, and `/v1/files/`). */
+export type FileUrl = Views.FileUrl
 
 const notFound = (id: string) => new BatchRefused({ reason: "NotFound", detail: `No batch ${id}` })
 
@@ -85,9 +85,19 @@ type SubmitFailure = BatchRefused | Errors.InvalidRequest | Errors.WebsiteError 
 export const submit = (
   owner: Owner,
   body: BatchSpec.SubmitBody,
-  options: { readonly idempotencyKey?: string | undefined; readonly requestId: string }
+  options: {
+    readonly idempotencyKey?: string | undefined
+    readonly requestId: string
+    /** The origin the request came to (`http://host:port`), kept for the batch's file URLs. */
+    readonly fileOrigin?: string | undefined
+  }
 ): Effect.Effect<
-  ReturnType<typeof Views.submitted> & { readonly replayed: boolean },
+  ReturnType<typeof Views.submitted> & {
+    /** Whether the `Idempotency-Key` answered an earlier batch (nothing was charged now). */
+    readonly replayed: boolean
+    /** The balance after the reservation (undefined for a replay). */
+    readonly remaining: number | undefined
+  },
   SubmitFailure,
   SqlClient.SqlClient | JobQueue | BatchCredits | Fetcher.Fetcher
 > =>
@@ -95,20 +105,21 @@ export const submit = (
     const sql = yield* SqlClient.SqlClient
     const hash = bodyHash(body)
     const replay = yield* replayOf(owner, options.idempotencyKey, hash)
-    if (replay !== undefined) return { ...Views.submitted(replay, undefined), replayed: true }
+    if (replay !== undefined) return { ...Views.submitted(replay, undefined), replayed: true, remaining: undefined }
     // Reading a sitemap or checking the start URL happens before the transaction: no lock is held over the network.
     const plan = yield* Intake.plan(body.input)
     const credits = yield* BatchCredits
     const jobs = yield* JobQueue
     const now = yield* nowDate
     const id = Ids.id("batch_")
-    const made = yield* sql.withTransaction(Effect.gen(function*() {
+    const transaction = credits.transaction ?? sql.withTransaction
+    const made = yield* transaction(Effect.gen(function*() {
       // Submissions of one organization take turns, so the active count and the plan's cap agree across replicas.
       yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`batches:${owner.orgId}`}))`
       if (options.idempotencyKey !== undefined) {
         // A concurrent twin may have committed while this one planned.
         const again = yield* replayOf(owner, options.idempotencyKey, hash)
-        if (again !== undefined) return { row: again, secret: undefined, replayed: true }
+        if (again !== undefined) return { row: again, secret: undefined, replayed: true, remaining: undefined }
       }
       const limit = activeLimits[owner.plan] ?? activeLimits.free!
       const [counted] = yield* sql<{ count: string | number }>`
@@ -120,7 +131,6 @@ export const submit = (
           detail: `The ${owner.plan} plan allows ${limit} active batch${limit === 1 ? "" : "es"} at once and ${active} ${active === 1 ? "is" : "are"} active; wait for one to finish or cancel it`
         })
       }
-      yield* credits.reserve({ orgId: owner.orgId, keyId: owner.keyId, batchId: id, requestId: options.requestId, credits: plan.intake.reserved })
       const source = body.input.mode === "scrape" ? { type: "urls" } : body.input.data.source
       const webhook = body.webhook !== undefined
         ? { url: body.webhook.url, ...(body.webhook.retry === undefined ? {} : { retry: body.webhook.retry }) }
@@ -145,7 +155,8 @@ export const submit = (
         webhook: webhook === null ? null : JSON.stringify(webhook),
         credits_reserved: plan.intake.reserved,
         pages: plan.pages.length,
-        created_at: now
+        created_at: now,
+        file_origin: options.fileOrigin ?? null
       })} RETURNING *`
       // Pages as one JSON parameter per 5,000 (a parameter per value would pass PostgreSQL's 65,535 and cost PGlite a
       // parse per parameter).
@@ -163,15 +174,21 @@ export const submit = (
           SELECT ${id}, p.seq, p.url, p.url_key, p.item_id, p.meta, p.depth, 'pending'
           FROM jsonb_to_recordset(${JSON.stringify(chunk)}::jsonb) AS p(seq integer, url text, url_key text, item_id text, meta jsonb, depth integer)`
       }
+      // The reservation last: a ledger that locks the organization's balance holds it for the rest of the transaction only.
+      const { remaining } = yield* credits.reserve({ orgId: owner.orgId, keyId: owner.keyId, batchId: id, requestId: options.requestId, credits: plan.intake.reserved })
       if (options.idempotencyKey !== undefined) {
         yield* sql`INSERT INTO batch_idempotency ${sql.insert({ org_id: owner.orgId, key: options.idempotencyKey, body_hash: hash, batch_id: id, created_at: now })}
           ON CONFLICT (org_id, key) DO UPDATE SET body_hash = EXCLUDED.body_hash, batch_id = EXCLUDED.batch_id, created_at = EXCLUDED.created_at`
       }
       const secret = webhook !== null && !("legacy" in webhook) ? yield* Secrets.secretFor(id, webhook.url) : undefined
       yield* jobs.send(QUEUE, { batchId: id }, DRIVE_JOB_OPTIONS)
-      return { row: inserted!, secret, replayed: false }
+      return { row: inserted!, secret, replayed: false, remaining: remaining as number | undefined }
     }))
-    return { ...Views.submitted(made.row, made.secret === undefined ? undefined : Redacted.value(made.secret)), replayed: made.replayed }
+    return {
+      ...Views.submitted(made.row, made.secret === undefined ? undefined : Redacted.value(made.secret)),
+      replayed: made.replayed,
+      remaining: made.remaining
+    }
   })
 
 /** Job options of a drive: pg-boss retries a drive whose worker died; the batch's lease decides who works it. */
@@ -202,6 +219,14 @@ export const get = (owner: Owner, id: string, fileUrl: FileUrl) =>
     const batch = yield* row(owner.orgId, id)
     return Views.retrieve(batch, yield* filesOf(id), fileUrl)
   })
+
+/** The ids of the organization's batches (or of `batchId` alone when it is one of them): the owners of their webhook deliveries. */
+export const idsOf = (orgId: string, batchId?: string | undefined) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(
+      sql<{ id: string }>`SELECT id FROM batches WHERE org_id = ${orgId} ${batchId === undefined ? sql`` : sql`AND id = ${batchId}`}`,
+      (rows) => rows.map((row) => row.id)
+    ))
 
 /** Filters of `GET /batch/list`. */
 export interface ListFilters {
@@ -324,6 +349,29 @@ export const remove = (owner: Owner, id: string) =>
       return { id, deleted: true as const }
     }))
   })
+
+/**
+ * Deletes the results of batches settled more than 7 days ago (wave2 §21.3): their files and records go, the batch
+ * stays with `results` null, and `GET /batch/{id}/results` answers that they expired. One batch per transaction.
+ * Returns how many batches' results were deleted.
+ */
+export const expire = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const blobs = yield* BlobStore.BlobStore
+  const now = yield* nowDate
+  const due = yield* sql<{ id: string }>`
+    SELECT id FROM batches WHERE results_expire_at IS NOT NULL AND results_expire_at <= ${now} AND NOT results_deleted
+    ORDER BY results_expire_at LIMIT 100`
+  for (const batch of due) {
+    yield* sql.withTransaction(Effect.gen(function*() {
+      const files = yield* sql<{ id: string; bytes: number }>`DELETE FROM batch_files WHERE batch_id = ${batch.id} RETURNING id, bytes`
+      for (const file of files) for (const key of fileChunkKeys(file.id, file.bytes)) yield* blobs.delete(key)
+      yield* sql`DELETE FROM batch_pages WHERE batch_id = ${batch.id}`
+      yield* sql`UPDATE batches SET results_deleted = true WHERE id = ${batch.id}`
+    }))
+  }
+  return due.length
+})
 
 /** Where a batch file's bytes live in the BlobStore: `batch-file/<id>/<n>`, in chunks of `FILE_CHUNK_BYTES`. */
 export const FILE_KEY_PREFIX = "batch-file/"

@@ -8,6 +8,7 @@
  *   (batch, URL key, itemId) is unique, so a page can neither be lost nor doubled, whatever crashes and retries.
  * - `batch_files`: the NDJSON parts of a settled batch (contents in the BlobStore); the id is the capability.
  * - `batch_idempotency`: `Idempotency-Key`s per organization, kept 24 hours.
+ * - `0002_file_origin`: the origin of the submitting request, for file URLs when no public URL is configured.
  *
  * @since 0.1.0
  */
@@ -84,5 +85,7 @@ export const migrations = {
       batch_id text NOT NULL,
       created_at timestamptz NOT NULL,
       PRIMARY KEY (org_id, key)
-    )`.unprepared)
+    )`.unprepared),
+  // The origin of the request that submitted a batch: its file URLs are made with it unless SIFT_PUBLIC_URL is set.
+  "0002_file_origin": Effect.flatMap(SqlClient.SqlClient, (sql) => sql`ALTER TABLE batches ADD COLUMN file_origin text`.unprepared)
 }

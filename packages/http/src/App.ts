@@ -10,6 +10,7 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Auth from "@sift/auth"
+import { Batches, migrations as batchMigrations } from "@sift/batch"
 import { MonitorService, migrations as monitorMigrations } from "@sift/monitors"
 import { Config, Effect, Layer, Option, Redacted } from "effect"
 import { randomUUID } from "node:crypto"
@@ -20,6 +21,8 @@ import * as PageIndex from "@sift/store/PageIndex"
 import { migrations as webhookMigrations } from "@sift/webhooks"
 import * as Admin from "./Admin.js"
 import * as Agents from "./Agents/Http.js"
+import * as BatchRoutes from "./Batch/Http.js"
+import * as BatchServices from "./Batch/Services.js"
 import * as AgentLimits from "./Agents/Limits.js"
 import { directOperations } from "./internal/admin/direct.js"
 import * as HostedFiles from "./Images/HostedFiles.js"
@@ -121,6 +124,8 @@ const routeFor = (request: HttpServerRequest.HttpServerRequest) => {
   }
   const logId = request.method === "GET" ? LOG_ID.exec(path) : null
   if (logId !== null) return RequestPipeline.serve(logs, Logs.get(decodeURIComponent(logId[1]!)))
+  const batchRoute = BatchRoutes.routeOf(request.method, path)
+  if (batchRoute !== undefined) return RequestPipeline.serve(api, batchRoute)
   const monitorRoute = MonitorRoutes.routeOf(request.method, path, request.headers)
   if (monitorRoute !== undefined) return RequestPipeline.serve(api, monitorRoute)
   return Effect.succeed(notFound(request.method, path))
@@ -146,7 +151,8 @@ export const migrations = {
   mailer: Mailer.migrations,
   // Before monitors: monitors/0003 gives existing webhooks their secrets in the webhooks package's table.
   webhooks: webhookMigrations,
-  monitors: monitorMigrations
+  monitors: monitorMigrations,
+  batch: batchMigrations
 }
 
 /** Makes sure the `SIFT_BOOTSTRAP_KEY` exists (idempotent), for containers and CI. */
@@ -170,9 +176,12 @@ const monitors = Layer.unwrapEffect(Effect.map(
 
 /** The process's one job queue (pg-boss on the same database): URL enrichment, monitor runs, webhook deliveries. */
 // Shaped by the process's role (`SIFT_ROLE`): an `api` process sends jobs but runs none.
-const jobs = Roles.layerJobQueue({ queues: [UrlEnrichment.QUEUE, ...MonitorService.QUEUES] })
+const jobs = Roles.layerJobQueue({ queues: [UrlEnrichment.QUEUE, ...MonitorService.QUEUES, Batches.QUEUE] })
 
-const services = Layer.mergeAll(monitors, UrlEnrichment.layerIndex(), AgentLimits.layerCleanup).pipe(
+/** Batch credits from the ledger, and the batch workers (drives, lapsed leases, expired results). */
+const batches = BatchServices.layerWorker.pipe(Layer.provideMerge(BatchServices.layerCredits))
+
+const services = Layer.mergeAll(monitors, UrlEnrichment.layerIndex(), AgentLimits.layerCleanup, batches).pipe(
   Layer.provideMerge(ConsoleSession.layer),
   Layer.provideMerge(Layer.mergeAll(RequestLog.RequestLog.Default, Auth.layer, Mailer.layerConfig(), Naics.layerCompanies, BlobStore.layerSql,
     PageIndex.layer(), Layer.orDie(SearchProvider.layerConfig), Layer.orDie(LanguageModel.layerConfig))),

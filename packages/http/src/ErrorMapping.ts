@@ -10,6 +10,7 @@
  */
 import type { SqlError } from "@effect/sql/SqlError"
 import { AuthErrors } from "@sift/auth"
+import { BatchErrors } from "@sift/batch"
 import { Errors } from "@sift/core"
 import { MonitorErrors } from "@sift/monitors"
 import type { JobQueue } from "@sift/store"
@@ -31,15 +32,11 @@ export const WireCode = Schema.Literal(
   "FREE_EMAIL_DETECTED",
   "DISPOSABLE_EMAIL_DETECTED",
   "COLD_DOMAIN_TIMEOUT_TOO_LOW",
-  "COLLECTION_PAUSED",
-  "BATCH_LIMIT_EXCEEDED",
-  "BATCH_NOT_CANCELLABLE",
-  "BATCH_NOT_COMPLETED",
-  "IDEMPOTENCY_KEY_CONFLICT"
+  "COLLECTION_PAUSED"
 )
 
 /** Every `error_code` of the contract: each package's own and the wire's (a Schema, for bodies and tool results). */
-export const ErrorCode = Schema.Union(Errors.ErrorCode, AuthErrors.ErrorCode, MonitorErrors.ErrorCode, Deliveries.ErrorCode, WireCode)
+export const ErrorCode = Schema.Union(Errors.ErrorCode, AuthErrors.ErrorCode, MonitorErrors.ErrorCode, Deliveries.ErrorCode, BatchErrors.ErrorCode, WireCode)
 /** @category models */
 export type ErrorCode = typeof ErrorCode.Type
 

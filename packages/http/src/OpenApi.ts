@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import { Convert, ParseDocument, ScrapeResult } from "@sift/core"
+import { BatchSpec } from "@sift/batch"
 import { MonitorSpec } from "@sift/monitors"
 import { JSONSchema, Option, Schema, SchemaAST } from "effect"
 import * as Admin from "./Admin.js"
@@ -20,6 +21,7 @@ import * as QueryParams from "./QueryParams.js"
 import * as Bytes from "./Scrape/Bytes.js"
 import * as Html from "./Scrape/Html.js"
 import * as Scrape from "./Scrape/Http.js"
+import * as BatchRoutes from "./Batch/Http.js"
 import * as Crawl from "./Crawl/Http.js"
 import * as Markdown from "./Scrape/Markdown.js"
 import * as Screenshot from "./Screenshot/Http.js"
@@ -221,6 +223,22 @@ export const document = {
       responses: { "503": { $ref: "#/components/responses/Error" } }
     }),
     "/logs": get(Logs.Query, "A page of log entries (X-Service-Logs-Snapshot header)"),
+    "/batch/submit": {
+      post: {
+        ...free("Submit a batch: up to 25,000 URLs or a site crawl, run as durable jobs (1 credit reserved per page; the unspent remainder refunded at settlement)", [
+          { name: "Idempotency-Key", in: "header", required: false, description: "The same key and body within 24 hours answer the original batch; another body 409 IDEMPOTENCY_KEY_CONFLICT", schema: text }
+        ], BatchSpec.SubmitBody)
+      }
+    },
+    "/batch/list": { get: free("List batches, newest first (0 credits)", queryParameters(BatchRoutes.ListQuery)) },
+    "/batch/{batch_id}": {
+      get: free("A batch: status, progress, credits, page errors, and its result files once final (0 credits)", [pathParam("batch_id")]),
+      delete: free("Delete a final batch, its records and files; an active one answers 409 BATCH_NOT_COMPLETED (0 credits)", [pathParam("batch_id")])
+    },
+    "/batch/{batch_id}/results": {
+      get: free("A page of a final batch's records (409 BATCH_NOT_COMPLETED before; 404 once expired, 7 days after settlement)", monitorQuery(BatchRoutes.ResultsQuery, "batch_id"))
+    },
+    "/batch/{batch_id}/cancel": { post: free("Stop starting new pages; in-flight pages finish and the rest is refunded (409 BATCH_NOT_CANCELLABLE when final)", [pathParam("batch_id")]) },
     "/monitors": {
       post: free("Create a monitor; answers it with initial_run_id (0 credits; runs are charged)", [], MonitorSpec.CreateBody),
       get: free("List monitors, newest first", queryParameters(Monitors.ListQuery))

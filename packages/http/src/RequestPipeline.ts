@@ -68,6 +68,11 @@ export interface Delivered {
   readonly serialized?: string
   /** Credits to charge (at most the reserved amount; 0 for nothing delivered). */
   readonly credits: number
+  /**
+   * Credits the handler charged itself, in a transaction of its own (a batch's reservation; its Plan reserves 0):
+   * reported as `credits_consumed` and in the log row, with the balance after them.
+   */
+  readonly charged?: { readonly credits: number; readonly remaining: number }
   readonly headers?: Readonly<Record<string, string>>
 }
 
@@ -246,7 +251,7 @@ export const serve = <A, E1 extends ErrorMapping.CodedError, R1, E2 extends Erro
       held = reservation
       return andThen(interruptibly(handler.run(caller, decided.input)), (result): Step => {
         held = undefined
-        const consumed = Math.min(result.credits, decided.credits)
+        const consumed = result.charged !== undefined ? result.charged.credits : Math.min(result.credits, decided.credits)
         if (decided.zdr) headers["x-service-zdr"] = "true"
         Object.assign(headers, result.headers)
         const outcome = (remaining: number | undefined, charge: CreditLedger.Charge | undefined): Outcome => ({
@@ -261,6 +266,8 @@ export const serve = <A, E1 extends ErrorMapping.CodedError, R1, E2 extends Erro
         // The charge is made durable with the log row, before the answer is sent (`respond`).
         return reservation !== undefined
           ? Effect.succeed(outcome(undefined, { reservation, credits: consumed, requestId }))
+          : result.charged !== undefined
+          ? Effect.succeed(outcome(result.charged.remaining, undefined))
           : andThen(ledger.balance(caller.auth.org.id), ({ remaining }) => Effect.succeed(outcome(remaining, undefined)))
       })
     }

@@ -9,7 +9,7 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import type { Fragment } from "@effect/sql/Statement"
-import { Clock, Effect, Exit, type Scope } from "effect"
+import { Clock, Context, Effect, Exit, Option, type Scope } from "effect"
 import { type Org, orgFromRow } from "../Accounts.js"
 import { UsageExceeded } from "../AuthErrors.js"
 import * as Plans from "../Plans.js"
@@ -46,6 +46,21 @@ export interface JournalPart {
   readonly store: (charges: ReadonlyArray<Charge>, alongside: Fragment) => Effect.Effect<void, SqlError>
 }
 
+/**
+ * The ledger's part of an open `transaction`: what its debits and refunds do to the balances in memory once the
+ * transaction commits (or undo, if it rolls back). Internal: only `transaction` provides it.
+ */
+export class OpenTransaction extends Context.Tag("@sift/auth/CreditLedger/OpenTransaction")<OpenTransaction, {
+  readonly owner: object
+  readonly outcomes: Array<(committed: boolean) => void>
+}>() {}
+
+/** The movements of a `debitIn` (what was debited) and the balance after it. */
+export interface Debited {
+  readonly debited: number
+  readonly remaining: number
+}
+
 /** Credits a charge takes: what was delivered, at most what was reserved. */
 export const chargeOf = (reservation: Reservation, charge: { readonly credits: number }): number =>
   Math.max(0, Math.min(Math.floor(charge.credits), reservation.credits))
@@ -61,6 +76,9 @@ export const make = (
   journal: JournalPart | undefined
   release: (reservation: Reservation) => Effect.Effect<{ remaining: number }, SqlError>
   balance: (orgId: string) => Effect.Effect<{ remaining: number; cycleStart: Date; cycleEnd: Date | null }, SqlError>
+  transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | SqlError, Exclude<R, OpenTransaction>>
+  debitIn: (orgId: string, credits: number, requestId: string, options?: { readonly upTo?: boolean }) => Effect.Effect<Debited, UsageExceeded | SqlError>
+  refund: (orgId: string, credits: number, requestId: string) => Effect.Effect<{ remaining: number }, SqlError>
 }, never, Scope.Scope> =>
   Effect.gen(function*() {
     const states = new Map<string, OrgState>()
@@ -156,9 +174,12 @@ export const make = (
      * Reads the stored balance again (renewing an ended cycle first), with no write in flight. Reloads are serialised
      * and re-check under the lock, so concurrent reserves share one read and never drop each other's holds.
      */
-    const reload = (orgId: string, at: Date) =>
+    const reload = (orgId: string, at: Date) => io.withPermits(1)(reloadHeld(orgId, at))
+
+    /** `reload` for a fiber that holds `io` already (an open `transaction`). */
+    const reloadHeld = (orgId: string, at: Date) =>
       Effect.gen(function*() {
-        return yield* io.withPermits(1)(Effect.gen(function*() {
+        return yield* Effect.gen(function*() {
           const current = states.get(orgId)
           if (current !== undefined && !isStale(current, at)) return current
           const version = OrgVersions.version(orgId)
@@ -177,7 +198,7 @@ export const make = (
           }
           states.set(orgId, state)
           return state
-        }))
+        })
       })
 
     const stateOf = (orgId: string, at: Date) => {
@@ -198,7 +219,75 @@ export const make = (
       return state === undefined ? 0 : state.stored - state.unwritten
     }
 
+    const owner = {}
+
+    /** The open `transaction` of this ledger the caller runs in; a debit or refund outside one is a defect. */
+    const openTransaction = Effect.flatMap(Effect.serviceOption(OpenTransaction), (open) =>
+      Option.isSome(open) && open.value.owner === owner
+        ? Effect.succeed(open.value)
+        : Effect.dieMessage("CreditLedger.debitIn and refund run inside CreditLedger.transaction"))
+
+    /**
+     * One transaction whose debits and refunds are exact in memory: it holds `io` (so no balance is read afresh
+     * between its commit and the memory catching up; the same order as `settle`, `io` then the database), and applies
+     * each movement to memory once it has committed, or takes a debit back if it rolled back. Never nest it in a
+     * transaction already open (that would take the database before `io`).
+     */
+    const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError, Exclude<R, OpenTransaction>> =>
+      io.withPermits(1)(Effect.suspend(() => {
+        const open = { owner, outcomes: [] as Array<(committed: boolean) => void> }
+        return Effect.onExit(
+          sql.withTransaction(Effect.provideService(effect, OpenTransaction, open)),
+          (exit) => Effect.sync(() => open.outcomes.forEach((outcome) => outcome(Exit.isSuccess(exit))))
+        )
+      }))
+
+    /**
+     * Debits `credits` inside the open transaction: counted at once as unwritten (concurrent reservations see it), the
+     * charge written with the caller's statements, stored once they commit, taken back if they roll back. `upTo`:
+     * debit what the balance allows instead of failing.
+     */
+    const debitIn = (orgId: string, credits: number, requestId: string, options: { readonly upTo?: boolean } = {}) =>
+      Effect.gen(function*() {
+        const open = yield* openTransaction
+        const ms = yield* Clock.currentTimeMillis
+        const current = states.get(orgId)
+        const state = current === undefined || isStale(current, new Date(ms)) ? yield* reloadHeld(orgId, new Date(ms)) : current
+        const available = state.stored - state.unwritten - heldOf(state, ms)
+        const amount = options.upTo === true ? Math.min(credits, Math.max(0, available)) : credits
+        if (amount > available) return yield* new UsageExceeded({ needed: credits, available })
+        if (amount > 0) {
+          yield* sql`
+            WITH charged AS (UPDATE organizations SET credits_remaining = credits_remaining - ${amount}::bigint WHERE id = ${orgId})
+            INSERT INTO credit_events (org_id, request_id, credits) VALUES (${orgId}, ${requestId}, ${amount}::bigint)`
+          state.unwritten += amount
+          open.outcomes.push((committed) => {
+            if (committed) state.stored -= amount
+            state.unwritten -= amount
+          })
+        }
+        return { debited: amount, remaining: state.stored - state.unwritten }
+      })
+
+    /** Credits `credits` back inside the open transaction; memory counts them once it has committed. */
+    const refund = (orgId: string, credits: number, requestId: string) =>
+      Effect.gen(function*() {
+        const open = yield* openTransaction
+        if (credits <= 0) return { remaining: remaining(orgId) }
+        yield* sql`
+          WITH credited AS (UPDATE organizations SET credits_remaining = credits_remaining + ${credits}::bigint WHERE id = ${orgId})
+          INSERT INTO credit_events (org_id, request_id, credits) VALUES (${orgId}, ${requestId}, ${-credits}::bigint)`
+        open.outcomes.push((committed) => {
+          const state = states.get(orgId)
+          if (committed && state !== undefined) state.stored += credits
+        })
+        return { remaining: remaining(orgId) + credits }
+      })
+
     return {
+      transaction,
+      debitIn,
+      refund,
       reserve: (orgId, credits, options) =>
         Effect.clockWith((clock) => {
           const ms = clock.unsafeCurrentTimeMillis()

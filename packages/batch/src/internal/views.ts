@@ -33,6 +33,7 @@ export interface BatchRow {
   readonly results_expire_at: Date | null
   readonly results_deleted: boolean
   readonly webhook_delivery_id: string | null
+  readonly file_origin?: string | null
 }
 
 /** A `batch_files` row. */
@@ -42,6 +43,9 @@ export interface FileRow {
   readonly items: number
   readonly bytes: number
 }
+
+/** The URL of a batch file by its id, given the origin of the request that submitted the batch (null: unknown). */
+export type FileUrl = (id: string, origin: string | null) => string
 
 /** The six states; the last three are final. */
 export type Status = "queued" | "running" | "cancelling" | "completed" | "cancelled" | "failed"
@@ -85,7 +89,7 @@ export const credits = (row: BatchRow) => ({
 })
 
 /** The list item: the retrieve object without `invalid_urls`, `request_id`, `key_metadata`, `webhook_delivery_id`. */
-export const summary = (row: BatchRow, files: ReadonlyArray<FileRow>, fileUrl: (id: string) => string) => ({
+export const summary = (row: BatchRow, files: ReadonlyArray<FileRow>, fileUrl: FileUrl) => ({
   id: row.id,
   crawl: row.crawl ?? null,
   credits: credits(row),
@@ -98,7 +102,7 @@ export const summary = (row: BatchRow, files: ReadonlyArray<FileRow>, fileUrl: (
   results: isFinal(row.status) && !row.results_deleted && row.results_expire_at !== null
     ? {
       expires_at: iso(row.results_expire_at),
-      files: files.map((file) => ({ bytes: file.bytes, items: file.items, url: fileUrl(file.id) }))
+      files: files.map((file) => ({ bytes: file.bytes, items: file.items, url: fileUrl(file.id, row.file_origin ?? null) }))
     }
     : null,
   status: row.status,
@@ -107,7 +111,7 @@ export const summary = (row: BatchRow, files: ReadonlyArray<FileRow>, fileUrl: (
 })
 
 /** The retrieve object (`GET /batch/{id}`) without `request_id`. */
-export const retrieve = (row: BatchRow, files: ReadonlyArray<FileRow>, fileUrl: (id: string) => string) => ({
+export const retrieve = (row: BatchRow, files: ReadonlyArray<FileRow>, fileUrl: FileUrl) => ({
   ...summary(row, files, fileUrl),
   invalid_urls: row.invalid_urls,
   ...(row.webhook_delivery_id === null ? {} : { webhook_delivery_id: row.webhook_delivery_id })

@@ -7,6 +7,7 @@
  */
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { Batches } from "@sift/batch"
 import type { ImageEnrich } from "@sift/core"
 import { BlobStore } from "@sift/store"
 import { Clock, Config, Effect, Option } from "effect"
@@ -68,18 +69,34 @@ export const sweep = Effect.gen(function*() {
 const notFound = (id: string) => {
   const requestId = randomUUID()
   return HttpServerResponse.unsafeJson(
-    { request_id: requestId, error_code: "NOT_FOUND", message: `No hosted file ${id} (files are kept for 24 hours)` },
+    { request_id: requestId, error_code: "NOT_FOUND", message: `No hosted file ${id} (images are kept for 24 hours, batch results 7 days after the batch settles)` },
     { status: 404, headers: { "x-request-id": requestId } }
   )
 }
 
-/** Answers `GET /v1/files/{id}`: the bytes while the file is younger than 24 hours, else 404 `NOT_FOUND`. */
+/**
+ * Answers `GET /v1/files/{id}`: a hosted image while it is younger than 24 hours, a batch's gzipped NDJSON part until
+ * its results expire, else 404 `NOT_FOUND`.
+ */
 export const serve = (id: string) =>
   Effect.gen(function*() {
     if (!ID.test(id)) return notFound(id)
     const blobs = yield* BlobStore.BlobStore
     const found = yield* blobs.get(KEY_PREFIX + id)
-    if (Option.isNone(found)) return notFound(id)
+    if (Option.isNone(found)) {
+      // A batch's NDJSON part (wave2 §21.3): the same capability ids, kept until the batch's results expire.
+      const part = yield* Batches.readFile(id)
+      if (part === undefined) return notFound(id)
+      return HttpServerResponse.uint8Array(part, {
+        contentType: "application/gzip",
+        headers: {
+          "x-request-id": randomUUID(),
+          "content-disposition": `attachment; filename="${id}.ndjson.gz"`,
+          "cache-control": "private, no-store",
+          "x-content-type-options": "nosniff"
+        }
+      })
+    }
     const now = yield* Clock.currentTimeMillis
     const age = now - found.value.createdAt.getTime()
     if (age >= TTL_MS) {

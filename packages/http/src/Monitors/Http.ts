@@ -8,6 +8,7 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
 import { Permissions } from "@sift/auth"
 import { Errors } from "@sift/core"
+import { Batches } from "@sift/batch"
 import { Monitors, MonitorSpec } from "@sift/monitors"
 import type { JobQueue } from "@sift/store"
 import { Deliveries } from "@sift/webhooks"
@@ -197,13 +198,23 @@ export const rotateSecret = (id: string) => route(noInput, (owner) => Monitors.r
 
 const deliveryNotFound = (id: string) => new ApiFailure({ code: "NOT_FOUND", detail: `No webhook delivery ${id}` })
 
-/** A delivery of the caller's organization, or 404. */
+/** A batch's delivery as the API shows it: its source is the batch (decisions §8, wave2 §21.4). */
+const batchDelivery = ({ monitor_id, run_id: _run, ...delivery }: Deliveries.DeliveryView) => ({
+  ...delivery,
+  type: "batch" as const,
+  source: { type: "batch" as const, batch_id: monitor_id }
+})
+
+/** A delivery of the caller's organization (a monitor's or a batch's), or 404. */
 const ownDelivery = (owner: Monitors.Owner, id: string) =>
   Effect.flatMap(Deliveries.view(id), (delivery) =>
     delivery === undefined
       ? Effect.fail(deliveryNotFound(id))
       : Effect.flatMap(Monitors.monitorIdsOf(owner.orgId, delivery.monitor_id), (ids) =>
-        ids.length === 0 ? Effect.fail(deliveryNotFound(id)) : Effect.succeed(delivery)))
+        ids.length > 0
+          ? Effect.succeed<object>(delivery)
+          : Effect.flatMap(Batches.idsOf(owner.orgId, delivery.monitor_id), (batches) =>
+            batches.length === 0 ? Effect.fail(deliveryNotFound(id)) : Effect.succeed<object>(batchDelivery(delivery)))))
 
 /** `GET /webhooks/deliveries/{id}`. */
 export const delivery = (id: string) => route(noInput, (owner) => ownDelivery(owner, id))
@@ -262,6 +273,7 @@ export const deliveries = route(
           type: body.type,
           monitorId: body.monitor_id,
           runId: body.run_id,
+          batchId: typeof body.batch_id === "string" ? body.batch_id : undefined,
           status: body.status as "pending" | "delivering" | "retrying" | "delivered" | "failed" | "cancelled" | undefined,
           createdAfter: body.created_after === undefined ? undefined : new Date(body.created_after),
           cursor: body.cursor,
@@ -269,8 +281,11 @@ export const deliveries = route(
         })),
   (owner, filter) =>
     Effect.gen(function*() {
-      // Batches send no deliveries yet: their list is empty.
-      if (filter.type === "batch") return { data: [], has_more: false, next_cursor: null }
+      if (filter.type === "batch") {
+        const batchIds = yield* Batches.idsOf(owner.orgId, filter.batchId)
+        const page = yield* Deliveries.list({ ...filter, ownerIds: batchIds })
+        return { data: page.deliveries.map(batchDelivery), has_more: page.next_cursor !== null, next_cursor: page.next_cursor }
+      }
       const monitorIds = yield* Monitors.monitorIdsOf(owner.orgId, filter.monitorId)
       const page = yield* Deliveries.list({ ...filter, ownerIds: monitorIds })
       return { data: page.deliveries, has_more: page.next_cursor !== null, next_cursor: page.next_cursor }

@@ -21,6 +21,10 @@ import * as PageIndex from "@sift/store/PageIndex"
 import { migrations as webhookMigrations } from "@sift/webhooks"
 import * as Admin from "./Admin.js"
 import * as Agents from "./Agents/Http.js"
+import * as BrandAssets from "./Brand/Assets.js"
+import * as BrandRoutes from "./Brand/Http.js"
+import * as BrandPrefetch from "./Brand/Prefetch.js"
+import * as BrandStore from "./Brand/Store.js"
 import * as BatchRoutes from "./Batch/Http.js"
 import * as BatchServices from "./Batch/Services.js"
 import * as AgentLimits from "./Agents/Limits.js"
@@ -67,6 +71,8 @@ const notFound = (method: string, path: string) => {
 
 const api = { bucket: "api" } as const
 const logs = { bucket: "logs" } as const
+// Prefetch is outside rate limits (spec: 0 credits, not rate limited).
+const prefetchRoute = { bucket: "api", unlimited: true } as const
 const LOG_ID = /^\/v1\/logs\/([^/]+)$/
 
 /** The route of a request: its method and path decide (a plain function: no fiber steps of its own). */
@@ -104,6 +110,14 @@ const routeFor = (request: HttpServerRequest.HttpServerRequest) => {
       return RequestPipeline.serve(api, Search.search)
     case "GET /v1/web/competitors":
       return RequestPipeline.serve(api, Competitors.competitors)
+    case "POST /v1/brand/retrieve":
+      return RequestPipeline.serve(api, BrandRoutes.retrieve)
+    case "GET /v1/brand/retrieve-simplified":
+      return RequestPipeline.serve(api, BrandRoutes.retrieveSimplified)
+    case "GET /v1/brand/search":
+      return RequestPipeline.serve(api, BrandRoutes.search)
+    case "POST /v1/utility/prefetch":
+      return RequestPipeline.serve(prefetchRoute, BrandRoutes.prefetch)
     case "POST /v1/web/crawl":
       return RequestPipeline.serve(api, Crawl.crawl)
     case "POST /v1/parse":
@@ -122,6 +136,7 @@ const routeFor = (request: HttpServerRequest.HttpServerRequest) => {
   if (request.method === "GET" && path.startsWith(HostedFiles.PATH_PREFIX)) {
     return HostedFiles.serve(decodeURIComponent(path.slice(HostedFiles.PATH_PREFIX.length)))
   }
+  if (request.method === "GET" && path.startsWith(BrandAssets.PATH_PREFIX)) return BrandAssets.serve(path.slice(BrandAssets.PATH_PREFIX.length))
   const logId = request.method === "GET" ? LOG_ID.exec(path) : null
   if (logId !== null) return RequestPipeline.serve(logs, Logs.get(decodeURIComponent(logId[1]!)))
   const batchRoute = BatchRoutes.routeOf(request.method, path)
@@ -152,7 +167,8 @@ export const migrations = {
   // Before monitors: monitors/0003 gives existing webhooks their secrets in the webhooks package's table.
   webhooks: webhookMigrations,
   monitors: monitorMigrations,
-  batch: batchMigrations
+  batch: batchMigrations,
+  brand: BrandStore.migrations
 }
 
 /** Makes sure the `SIFT_BOOTSTRAP_KEY` exists (idempotent), for containers and CI. */
@@ -176,12 +192,12 @@ const monitors = Layer.unwrapEffect(Effect.map(
 
 /** The process's one job queue (pg-boss on the same database): URL enrichment, monitor runs, webhook deliveries. */
 // Shaped by the process's role (`SIFT_ROLE`): an `api` process sends jobs but runs none.
-const jobs = Roles.layerJobQueue({ queues: [UrlEnrichment.QUEUE, ...MonitorService.QUEUES, Batches.QUEUE] })
+const jobs = Roles.layerJobQueue({ queues: [UrlEnrichment.QUEUE, ...MonitorService.QUEUES, Batches.QUEUE, BrandPrefetch.QUEUE] })
 
 /** Batch credits from the ledger, and the batch workers (drives, lapsed leases, expired results). */
 const batches = BatchServices.layerWorker.pipe(Layer.provideMerge(BatchServices.layerCredits))
 
-const services = Layer.mergeAll(monitors, UrlEnrichment.layerIndex(), AgentLimits.layerCleanup, batches).pipe(
+const services = Layer.mergeAll(monitors, UrlEnrichment.layerIndex(), AgentLimits.layerCleanup, batches, BrandPrefetch.layer).pipe(
   Layer.provideMerge(ConsoleSession.layer),
   Layer.provideMerge(Layer.mergeAll(RequestLog.RequestLog.Default, Auth.layer, Mailer.layerConfig(), Naics.layerCompanies, BlobStore.layerSql,
     PageIndex.layer(), Layer.orDie(SearchProvider.layerConfig), Layer.orDie(LanguageModel.layerConfig))),

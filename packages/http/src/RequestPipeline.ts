@@ -28,6 +28,8 @@ import * as Target from "./internal/target.js"
 export interface Route {
   /** The rate-limit window it counts against. */
   readonly bucket: "api" | "logs"
+  /** Outside rate limits (`POST /utility/prefetch`): no window is counted and no rate-limit headers are sent. */
+  readonly unlimited?: boolean
   /** The body is raw bytes (uploads), at most this many, instead of JSON. */
   readonly rawBodyLimit?: number
 }
@@ -192,6 +194,7 @@ export const serve = <A, E1 extends ErrorMapping.CodedError, R1, E2 extends Erro
     }
 
     const limited = (caller: ApiKeys.AuthContext): Step => {
+      if (route.unlimited === true) return bodyRead(caller)
       const limit = route.bucket === "logs" ? Plans.LOGS_REQUESTS_PER_MINUTE : caller.org.requestsPerMinute
       return andThen(Context.get(services, RateLimiter.RateLimiter).hit(caller.keyId, route.bucket, limit), (window): Step => {
         headers["x-ratelimit-limit"] = String(window.limit)
@@ -206,13 +209,16 @@ export const serve = <A, E1 extends ErrorMapping.CodedError, R1, E2 extends Erro
             })
           )
         }
-        return route.rawBodyLimit !== undefined
-          ? andThen(readBytes(request, route.rawBodyLimit), (bytes) => validated(caller, bytes))
-          : hasNoBody(request.method)
-          ? validated(caller, undefined)
-          : andThen(readBody(request), (json) => validated(caller, json))
+        return bodyRead(caller)
       })
     }
+
+    const bodyRead = (caller: ApiKeys.AuthContext): Step =>
+      route.rawBodyLimit !== undefined
+        ? andThen(readBytes(request, route.rawBodyLimit), (bytes) => validated(caller, bytes))
+        : hasNoBody(request.method)
+        ? validated(caller, undefined)
+        : andThen(readBody(request), (json) => validated(caller, json))
 
     const validated = (authContext: ApiKeys.AuthContext, read: unknown): Step => {
       body = read

@@ -20,7 +20,7 @@ export const logoSvg = (fill = NAVY) =>
 const png = (svg: string) => sharp(Buffer.from(svg)).png().toBuffer()
 
 /** Routes of the site at `host`, with every image drawn. */
-export const routes = async (host: string): Promise<FixtureSite.Routes> => {
+export const routes = async (host: string, name = "Acme Rockets"): Promise<FixtureSite.Routes> => {
   const logoPng = await png(logoSvg())
   // The dark-mode variant: light marks on transparent.
   const logoDarkPng = await png(logoSvg("#f1faee"))
@@ -31,13 +31,13 @@ export const routes = async (host: string): Promise<FixtureSite.Routes> => {
   const organization = {
     "@context": "https://schema.org",
     "@graph": [
-      { "@type": "WebSite", name: "Acme Rockets", url: `http://${host}/` },
+      { "@type": "WebSite", name, url: `http://${host}/` },
       {
         "@type": "Corporation",
-        name: "Acme Rockets",
+        name,
         url: `http://${host}/`,
         logo: { "@type": "ImageObject", url: `http://${host}/img/logo.png` },
-        description: "Acme Rockets builds small reusable rockets for hobbyists and schools.",
+        description: `${name} builds small reusable rockets for hobbyists and schools.`,
         sameAs: ["https://twitter.com/acmerockets", "https://www.linkedin.com/company/acme-rockets", "https://github.com/acme-rockets"],
         address: { "@type": "PostalAddress", streetAddress: "1 Launch Way", addressLocality: "Springfield", addressRegion: "OR", postalCode: "97477", addressCountry: "US" },
         contactPoint: [{ "@type": "ContactPoint", contactType: "customer service", telephone: "+1-555-0100", email: "hello@acme.test" }],
@@ -48,7 +48,7 @@ export const routes = async (host: string): Promise<FixtureSite.Routes> => {
     ]
   }
   const home = `<!doctype html><html lang="en-US"><head>
-<meta charset="utf-8"><title>Acme Rockets | Rockets for every backyard</title>
+<meta charset="utf-8"><title>${name} | Rockets for every backyard</title>
 <meta name="description" content="Small reusable rockets for hobbyists and schools.">
 <meta name="theme-color" content="${ORANGE}">
 <meta name="theme-color" media="(prefers-color-scheme: dark)" content="#101820">
@@ -59,7 +59,7 @@ export const routes = async (host: string): Promise<FixtureSite.Routes> => {
 <script type="application/ld+json">${JSON.stringify(organization)}</script>
 </head><body>
 <header><a href="/" class="brand"><picture><source media="(prefers-color-scheme: dark)" srcset="/img/logo-dark.png">
-<img src="/img/logo.svg" alt="Acme Rockets logo" width="200" height="50"></picture></a>
+<img src="/img/logo.svg" alt="${name} logo" width="200" height="50"></picture></a>
 <nav><a href="/pricing">Pricing</a><a href="/blog/">Blog</a><a href="/careers">Careers</a><a href="/contact-us">Contact us</a></nav></header>
 <main><h1>Rockets for every backyard</h1><p>We design and manufacture small reusable model rockets, launch pads and
 rocket motors for hobbyists and schools, and sell them in our online store.</p>
@@ -69,7 +69,7 @@ rocket motors for hobbyists and schools, and sell them in our online store.</p>
 <a href="https://twitter.com/intent/tweet?url=x">Share</a> <a href="mailto:press@acme.test">Press</a></footer>
 </body></html>`
   const manifest = JSON.stringify({
-    name: "Acme Rockets", short_name: "Acme", theme_color: ORANGE, background_color: "#ffffff",
+    name, short_name: "Acme", theme_color: ORANGE, background_color: "#ffffff",
     icons: [{ src: "/img/icon-192.png", sizes: "192x192", type: "image/png" }]
   })
   return {

@@ -152,8 +152,8 @@ const LogList = ({ query }: { query: URLSearchParams }) => {
         <Field label="Tags"><input name="tags" placeholder="a,b" defaultValue={filters.tags ?? ""} /></Field>
         <Field label="Search"><input name="search" type="search" defaultValue={filters.search ?? ""} /></Field>
         <Field label="Per page">
-          <select name="limit" defaultValue={filters.limit ?? "25"}>
-            {["10", "25", "50", "100"].map((n) => <option key={n} value={n}>{n}</option>)}
+          <select name="limit">
+            {["10", "25", "50", "100"].map((n) => <option key={n} value={n} selected={(filters.limit ?? "25") === n}>{n}</option>)}
           </select>
         </Field>
         <label class="check"><input type="checkbox" name="errors_only" defaultChecked={filters.errors_only === "true"} /> Errors only</label>

@@ -88,10 +88,10 @@ const MonitorForm = ({ monitor, onSaved }: { monitor?: Monitor; onSaved: (m: Mon
       <div class="row">
         <Field label="Name"><input name="name" required maxLength={200} defaultValue={monitor?.name ?? ""} /></Field>
         <Field label="What to watch">
-          <select name="type" defaultValue={monitor?.target.type ?? "page"}>
-            <option value="page">A page's text</option>
-            <option value="sitemap">A sitemap's URLs</option>
-            <option value="extract">Data from a few pages</option>
+          <select name="type">
+            {[["page", "A page's text"], ["sitemap", "A sitemap's URLs"], ["extract", "Data from a few pages"]].map(([value, label]) => (
+              <option key={value} value={value} selected={(monitor?.target.type ?? "page") === value}>{label}</option>
+            ))}
           </select>
         </Field>
       </div>
@@ -104,10 +104,10 @@ const MonitorForm = ({ monitor, onSaved }: { monitor?: Monitor; onSaved: (m: Mon
       <div class="row">
         <Field label="Every"><input name="frequency" type="number" min={1} required defaultValue={String(monitor?.schedule.frequency ?? 1)} /></Field>
         <Field label="Unit">
-          <select name="unit" defaultValue={monitor?.schedule.unit ?? "days"}>
-            <option value="minutes">minutes (10 at least)</option>
-            <option value="hours">hours</option>
-            <option value="days">days</option>
+          <select name="unit">
+            {[["minutes", "minutes (10 at least)"], ["hours", "hours"], ["days", "days"]].map(([value, label]) => (
+              <option key={value} value={value} selected={(monitor?.schedule.unit ?? "days") === value}>{label}</option>
+            ))}
           </select>
         </Field>
       </div>

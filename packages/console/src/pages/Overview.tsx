@@ -119,7 +119,7 @@ export const Overview = ({ session }: { session: SessionView }) => {
         <div class="card stat">
           <span class="muted small">Requests</span>
           <strong id="requests-total">{requests.toLocaleString()}</strong>
-          <span class="small muted">{sum("credits").toLocaleString()} credits used</span>
+          <span class="small muted">{sum("credits").toLocaleString()} credit{sum("credits") === 1 ? "" : "s"} used</span>
         </div>
         <div class="card stat">
           <span class="muted small">Errors · 429s</span>

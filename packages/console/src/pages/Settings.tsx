@@ -72,8 +72,8 @@ export const Settings = ({ session, onChanged }: { session: SessionView; onChang
           <form onSubmit={invite} id="invite-form" class="row end">
             <Field label="Add a person (email)"><input name="email" type="email" required /></Field>
             <Field label="Role">
-              <select name="role" defaultValue="member">
-                <option value="member">member: uses the console</option>
+              <select name="role">
+                <option value="member" selected>member: uses the console</option>
                 <option value="owner">owner: also keys and members</option>
               </select>
             </Field>

@@ -36,7 +36,11 @@ let received: Array<{ id: string; type: string }> = []
 let receiverUrl: string
 
 beforeAll(async () => {
-  if (!fs.existsSync(path.join(root, "packages/console/dist/index.html"))) {
+  // Built when missing or older than its sources (the service serves what is built).
+  const built = path.join(root, "packages/console/dist/index.html")
+  const newest = (dir: string): number =>
+    Math.max(...fs.readdirSync(dir, { withFileTypes: true }).map((e) => e.isDirectory() ? newest(path.join(dir, e.name)) : fs.statSync(path.join(dir, e.name)).mtimeMs))
+  if (!fs.existsSync(built) || fs.statSync(built).mtimeMs < newest(path.join(root, "packages/console/src"))) {
     execFileSync("npm", ["run", "build", "-w", "@sift/console"], { cwd: root, stdio: "ignore" })
   }
   browser = await chromium.launch({ executablePath: "/usr/lib/chromium/chromium", args: ["--no-sandbox", "--disable-dev-shm-usage"] })
@@ -211,6 +215,117 @@ describe("the web console", () => {
     const byId = await otherPage.evaluate(async (id) => (await fetch(`/v1/logs/${id}`)).status, requestId)
     expect(byId).toBe(404)
     await otherContext.close()
+    await context.close()
+  })
+
+  it("monitors: create one on a fixture page, change the page, see the diff; replay its delivery to a local receiver; the playground scrapes", { timeout: 300_000 }, async () => {
+    const owner = await person()
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } })
+    const page = await signIn(context, owner)
+
+    // No monitors yet: the empty state carries the first monitor's form.
+    await go(page, "monitors", "#monitor-form")
+    expect(await page.textContent("main")).toContain("No monitors yet")
+    expect(await violations(page)).toEqual([])
+    await page.fill("#monitor-form input[name=name]", "Prices")
+    await page.fill("#monitor-form input[name=url]", `${site.url}/prices`)
+    await page.fill("#monitor-form input[name=webhook]", receiverUrl)
+    await page.click("#monitor-form button[type=submit]")
+    await page.waitForSelector("#monitor-facts, .error")
+    expect(await page.locator(".error").allTextContents()).toEqual([])
+    const monitorId = decodeURIComponent(page.url().split("#/monitors/")[1]!)
+    // The baseline run completes (the scheduler ticks every second).
+    await until("the baseline run", async () => {
+      await page.reload()
+      await page.waitForSelector("#runs-table")
+      return (await page.textContent("#runs-table"))!.includes("completed") ? true : undefined
+    })
+    pageText = "<main><h1>Prices</h1><p>Basic plan: 12 euros a month.</p><p>New: a yearly plan.</p></main>"
+    await page.click("button:has-text(\"Run now\")")
+    await page.waitForSelector("text=Run queued")
+    await until("the change", async () => {
+      await page.reload()
+      await page.waitForSelector("#monitor-facts")
+      return (await page.locator("#changes li").count()) > 0 ? true : undefined
+    })
+    await page.click("#changes li button.link")
+    await page.waitForSelector(".diff")
+    const diff = (await page.textContent(".diff"))!
+    expect(diff).toContain("-Basic plan: 10 euros a month.")
+    expect(diff).toContain("+Basic plan: 12 euros a month.")
+    expect(await page.locator(".diff .line.add").count()).toBeGreaterThanOrEqual(2)
+    await shoot(page, "monitor")
+    expect(await violations(page)).toEqual([])
+    await go(page, "monitors", "#monitors-table")
+    expect(await page.textContent("#monitors-table")).toContain("Prices")
+    await shoot(page, "monitors")
+
+    // Pause and resume.
+    await go(page, `monitors/${monitorId}`, "#monitor-facts")
+    await page.click("button:has-text(\"Pause\")")
+    await page.waitForSelector("#monitor-facts >> text=paused")
+    await page.click("button:has-text(\"Resume\")")
+    await page.waitForSelector("#monitor-facts >> text=active")
+
+    // Deliveries: the change reached the receiver; a replay sends the same event again (a manual attempt).
+    const changeEvent = await until("the change delivery", async () => received.find((e) => e.type === "change.detected"))
+    await go(page, `deliveries?monitor_id=${monitorId}`, "#deliveries")
+    const delivered = page.locator("#deliveries li", { hasText: "change.detected" }).first()
+    await until("delivered", async () => {
+      await page.reload()
+      await page.waitForSelector("#deliveries")
+      return (await delivered.textContent())!.includes("delivered") ? true : undefined
+    })
+    expect(await violations(page)).toEqual([])
+    const before = received.filter((e) => e.id === changeEvent.id).length
+    await delivered.locator("button:has-text(\"Replay\")").click()
+    await page.waitForSelector("text=Replay queued")
+    await until("the replay", async () => received.filter((e) => e.id === changeEvent.id).length > before ? true : undefined)
+    await until("the manual attempt listed", async () => {
+      await page.reload()
+      await page.waitForSelector("#deliveries")
+      await delivered.locator("button.link").click()
+      await page.waitForSelector("table.attempts")
+      return (await page.textContent("table.attempts"))!.includes("manual") ? true : undefined
+    })
+    await shoot(page, "deliveries")
+
+    // Playground: the fixture page as Markdown, with the same call as curl and SDK code.
+    await go(page, "playground", "#playground-form")
+    await page.fill("#playground-form input[name=url]", `${site.url}/prices`)
+    await page.click("#playground-form button[type=submit]")
+    await page.waitForSelector("#out-markdown")
+    expect(await page.textContent("#out-markdown")).toContain("Basic plan: 12 euros a month.")
+    expect(await page.textContent("main")).toContain(`"url":"${site.url}/prices"`)
+    await shoot(page, "playground")
+    expect(await violations(page)).toEqual([])
+
+    // Settings and batches render, accessibly.
+    await go(page, "settings", "#members-table")
+    expect(await page.textContent("#members-table")).toContain(owner.email)
+    await shoot(page, "settings")
+    expect(await violations(page)).toEqual([])
+    await go(page, "batches", "#page-title")
+    await page.waitForSelector(".empty, table")
+    expect(await violations(page)).toEqual([])
+
+    // Another organization cannot see or touch the monitor.
+    const other = await person()
+    const otherContext = await browser.newContext()
+    const otherPage = await signIn(otherContext, other)
+    await go(otherPage, "monitors", "text=No monitors yet")
+    await go(otherPage, "deliveries", "text=No webhook deliveries yet")
+    expect(await otherPage.evaluate(async (id) => (await fetch(`/v1/monitors/${id}`)).status, monitorId)).toBe(404)
+    await otherContext.close()
+
+    // Dark theme and a phone's width stay readable (screenshots), and accessible.
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: "dark" })
+    await phone.addCookies(await context.cookies())
+    const small = await phone.newPage()
+    await go(small, "overview", "#usage-table, .empty")
+    expect(await violations(small)).toEqual([])
+    await shoot(small, "overview-phone-dark")
+    await phone.close()
     await context.close()
   })
 

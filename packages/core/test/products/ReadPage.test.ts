@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest"
+import { readPage } from "../../src/internal/products/page.js"
+import * as Shops from "./shops.js"
+
+const host = "shop.test"
+
+describe("readPage", () => {
+  it("JSON-LD @graph ProductGroup: variants with attributes, list price, sizes, images", () => {
+    const reading = readPage(Shops.jsonLdGroup(host), `http://${host}/p/trail-jacket`)
+    expect(reading.isProductPage).toBe(true)
+    expect(reading.product).toEqual(Shops.jsonLdGroupTruth(host))
+    // The related products are links to follow, not the page's product.
+    expect(reading.productLinks).toEqual([`http://${host}/p/rain-pants`, `http://${host}/p/fleece`])
+  })
+
+  it("microdata only: the offer's price and stock, the struck-through price as the regular one", () => {
+    const reading = readPage(Shops.microdataOnly, `http://${host}/p/mug`)
+    expect(reading.product).toMatchObject({
+      name: "Ceramic Mug", description: "Hand-thrown stoneware mug, 350 ml.", sku: "MUG-01", price: 18.5, regular_price: 24, currency: "USD",
+      availability: "limited_availability", images: [`http://${host}/img/mug.jpg`], image_url: `http://${host}/img/mug.jpg`, url: `http://${host}/p/mug`, variants: []
+    })
+  })
+
+  it("RDFa only", () => {
+    const reading = readPage(Shops.rdfaOnly, `http://${host}/p/lamp`)
+    expect(reading.product).toMatchObject({ name: "Desk Lamp", sku: "LAMP-9", price: 45, currency: "CAD", availability: "preorder", images: [`http://${host}/img/lamp.jpg`] })
+  })
+
+  it("OpenGraph only", () => {
+    const reading = readPage(Shops.openGraphOnly, `http://${host}/p/tote`)
+    expect(reading.product).toMatchObject({
+      name: "Linen Tote", description: "A roomy tote in washed linen.", sku: "TOTE-7", price: 32, regular_price: null, currency: "GBP",
+      availability: "in_stock", images: [`http://${host}/img/tote.jpg`], billing_frequency: "one_time"
+    })
+  })
+
+  it("a blog post and a category page are not product pages; the category's items are links to follow", () => {
+    expect(readPage(Shops.blogPost(host), `http://${host}/blog/trail-tips`)).toMatchObject({ isProductPage: false, product: null })
+    const category = readPage(Shops.categoryPage(host), `http://${host}/c/jackets`)
+    expect(category).toMatchObject({ isProductPage: false, product: null })
+    expect(category.productLinks).toEqual(["trail-jacket", "rain-shell", "down-parka"].map((s) => `http://${host}/p/${s}`))
+  })
+
+  it("a SaaS pricing page is read by the deterministic table reader", () => {
+    const html = `<html><head><title>Pricing | Loomly</title><meta property="og:site_name" content="Loomly"></head><body><main><h1>Pricing</h1>
+      <div><h2>Free</h2><p>$0 forever</p><ul><li>1 project</li><li>Community support</li></ul></div>
+      <div><h2>Team</h2><p>$12 per user / month, billed monthly</p><ul><li>Unlimited projects</li><li>SSO</li></ul></div>
+      <div><h2>Enterprise</h2><p>Contact sales</p></div></main></body></html>`
+    const reading = readPage(html, "http://saas.test/pricing")
+    expect(reading.product).toMatchObject({ name: "Loomly", pricing_model: "per_seat", billing_frequency: "monthly", price: 12, currency: "USD", features: ["1 project", "Community support"] })
+  })
+})

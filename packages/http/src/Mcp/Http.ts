@@ -68,7 +68,7 @@ async (internal) => {
   const query = internal.query === undefined ? "" : Tools.encodeQuery(internal.query).toString()
   const request = new Request(`${origin}${internal.path}${query === "" ? "" : `?${query}`}`, {
     method: internal.method,
-    headers: internal.body === undefined ? headers : { ...headers, "content-type": "application/json" },
+    headers: { ...headers, ...internal.headers, ...(internal.body === undefined ? {} : { "content-type": "application/json" }) },
     ...(internal.body === undefined ? {} : { body: JSON.stringify(internal.body) })
   })
   const response = await Runtime.runPromise(runtime)(

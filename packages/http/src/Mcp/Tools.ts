@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import { BatchSpec } from "@sift/batch"
 import { ScrapeRequest } from "@sift/core"
 import { MonitorSpec } from "@sift/monitors"
 import { JSONSchema, Schema } from "effect"
@@ -20,6 +21,8 @@ export interface InternalRequest {
   readonly path: string
   readonly query?: Readonly<Record<string, unknown>>
   readonly body?: unknown
+  /** Request headers the operation reads (`Idempotency-Key`). */
+  readonly headers?: Readonly<Record<string, string>>
 }
 
 /** The API's answer to an internal request. */
@@ -120,6 +123,20 @@ const MonitorChangesInput = Schema.Struct({
   cursor: Text("next_cursor of the previous page")
 })
 
+const BatchId = Schema.String.annotations({ description: "The batch's id (batch_...)" })
+
+// The submission body as the API takes it, plus the Idempotency-Key header as a member.
+const BatchSubmitInput = Schema.Struct({
+  ...BatchSpec.SubmitBody.from.fields,
+  idempotencyKey: Text("Sent as Idempotency-Key: the same key and body within 24 hours return the original batch")
+})
+
+const BatchResultsInput = Schema.Struct({
+  batch_id: BatchId,
+  cursor: Text("next_cursor of the previous page"),
+  limit: Int("Records per page, 1 to 100 (default 25); a page closes early under ~8 MB")
+})
+
 /** Query members as the API parses them: objects in the deep-object form, lists comma-separated. */
 const query = (args: Record<string, unknown>, omit: ReadonlyArray<string> = []): Record<string, unknown> =>
   Object.fromEntries(Object.entries(args).filter(([key, value]) => value !== undefined && !omit.includes(key)))
@@ -159,6 +176,49 @@ export const tools: ReadonlyArray<Tool> = [
     scope: "api.read",
     input: Crawl.Body,
     request: (args) => ({ method: "POST", path: "/v1/web/crawl", body: args })
+  },
+  {
+    name: "batch_submit",
+    title: "Submit a batch of URLs or a site crawl",
+    description:
+      "Scrape up to 25,000 URLs, or crawl a site from a start URL or its sitemap, as a durable background job (POST /v1/batch/submit). " +
+      "1 credit reserved per page at submission, refunded for pages that do not succeed when the batch settles. Answers the batch id " +
+      "at once (status queued); follow it with batch_status and read the records with batch_results.",
+    scope: "api.write",
+    input: BatchSubmitInput,
+    request: (args) => {
+      const { idempotencyKey, ...body } = args
+      return {
+        method: "POST",
+        path: "/v1/batch/submit",
+        body,
+        ...(typeof idempotencyKey === "string" ? { headers: { "idempotency-key": idempotencyKey } } : {})
+      }
+    }
+  },
+  {
+    name: "batch_status",
+    title: "Get a batch's progress",
+    description:
+      "A batch's status (queued, running, cancelling, completed, cancelled, failed), its pages succeeded/failed/pending, credits, page " +
+      "errors by code and, once settled, its gzipped NDJSON result files (GET /v1/batch/{id}; no credits).",
+    scope: "api.read",
+    input: Schema.Struct({ batch_id: BatchId }),
+    request: (args) => ({ method: "GET", path: `/v1/batch/${encodeURIComponent(String(args.batch_id))}` })
+  },
+  {
+    name: "batch_results",
+    title: "Read a settled batch's records",
+    description:
+      "A page of a settled batch's records in order: { status: ok, url, markdown|html, metadata, itemId?, meta? } or { status: error, " +
+      "url, error_code, message } (GET /v1/batch/{id}/results; no credits). Follow next_cursor while has_more; a batch still running " +
+      "answers BATCH_NOT_COMPLETED.",
+    scope: "api.read",
+    input: BatchResultsInput,
+    request: (args) => {
+      const { batch_id, ...rest } = args
+      return { method: "GET", path: `/v1/batch/${encodeURIComponent(String(batch_id))}/results`, query: query(rest) }
+    }
   },
   {
     name: "map",

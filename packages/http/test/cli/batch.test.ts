@@ -27,6 +27,7 @@ const sift = (args: ReadonlyArray<string>, env: Record<string, string | undefine
 const doc = (title: string) => FixtureSite.html(`<html><head><title>${title}</title></head><body><main><h1>${title}</h1><p>About ${title}.</p></main></body></html>`)
 
 let site: FixtureSite.Site
+const held: Array<() => void> = []
 const made: Array<string> = []
 const temp = () => {
   const dir = mkdtempSync(join(tmpdir(), "sift-batch-cli-"))
@@ -37,11 +38,12 @@ const temp = () => {
 beforeAll(async () => {
   const routes: FixtureSite.Routes = {}
   for (let i = 1; i <= 6; i++) routes[`/p/${i}`] = doc(`Page ${i}`)
-  // A page that answers after 4 s: a batch holding it is still running for a while.
-  routes["/slow"] = (_req, res) => void setTimeout(() => res.writeHead(200, { "content-type": "text/html" }).end("<title>Slow</title><p>slow</p>"), 4_000)
+  // A page that answers only when the test lets it: a batch holding it stays running while the CLI starts again.
+  routes["/slow"] = (_req, res) => void held.push(() => res.writeHead(200, { "content-type": "text/html" }).end("<title>Slow</title><p>slow</p>"))
   site = await FixtureSite.start(routes)
 })
 afterAll(async () => {
+  for (const release of held.splice(0)) release()
   await site?.close()
   for (const dir of made) rmSync(dir, { recursive: true, force: true })
 })
@@ -188,15 +190,17 @@ describe("sift batch --api (against a server)", () => {
   it("answers the API's errors with their codes and exit 2: results too early, unknown ids, no key; cancel of a running batch", async () => {
     const { secret } = await service.key()
     const api = ["--api", service.baseUrl, "--key", secret]
-    const submitted = await sift(["batch", "submit", "-", ...api], {}, `${site.url}/slow\n${site.url}/p/6\n`)
+    const submitted = await sift(["batch", "submit", ...api, "-"], {}, `${site.url}/slow\n${site.url}/p/6\n`)
     expect(submitted.code, submitted.stderr).toBe(0)
     const { id } = JSON.parse(submitted.stdout)
     const early = await sift(["batch", "results", id, ...api])
-    expect(early.code).toBe(2)
+    expect(early.code, early.stdout + early.stderr).toBe(2)
     expect(early.stderr).toContain("error: BATCH_NOT_COMPLETED:")
     const cancelled = await sift(["batch", "cancel", id, ...api])
     expect(cancelled.code, cancelled.stderr).toBe(0)
     expect(JSON.parse(cancelled.stdout)).toMatchObject({ id, status: "cancelling" })
+    // The page in flight finishes, then the batch settles as cancelled.
+    for (const release of held.splice(0)) release()
     const watched = await sift(["batch", "status", id, "--watch", ...api])
     expect(watched.code, watched.stderr).toBe(0)
     expect(JSON.parse(watched.stdout).status).toBe("cancelled")

@@ -163,6 +163,60 @@ for (const backend of backends) describe.skipIf(backend.name === "postgres" && b
     }
   }, 60_000)
 
+  it("the batch tools submit a batch (with an Idempotency-Key), follow it to completion and page its records", async () => {
+    const { secret, orgId } = await service.key()
+    const before = (await balance(orgId)).remaining
+    const client = await httpClient(secret)
+    try {
+      const { tools } = await client.listTools()
+      expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(["batch_submit", "batch_status", "batch_results"]))
+      expect(tools.find((tool) => tool.name === "batch_submit")!.inputSchema.required).toEqual(["input"])
+      expect(tools.find((tool) => tool.name === "batch_results")!.inputSchema.required).toEqual(["batch_id"])
+      const args = {
+        input: { mode: "scrape", data: { format: "markdown", urls: [{ url: `${site.url}/kettles`, itemId: "k1" }, { url: `${site.url}/gone` }] } },
+        tags: ["mcp"],
+        idempotencyKey: "mcp-batch-1"
+      }
+      const submitted = await client.callTool({ name: "batch_submit", arguments: args }) as ToolResult
+      expect(submitted.isError, JSON.stringify(submitted.structuredContent)).toBe(false)
+      expect(submitted.structuredContent).toMatchObject({ status: "queued", input: { reserved: 2 }, credits: { reserved: 2 }, tags: ["mcp"] })
+      const id = submitted.structuredContent!.id as string
+      // The key went through as the header: the same submission answers the same batch.
+      const replayed = await client.callTool({ name: "batch_submit", arguments: args }) as ToolResult
+      expect(replayed.structuredContent!.id).toBe(id)
+      const conflict = await client.callTool({ name: "batch_submit", arguments: { ...args, tags: ["other"] } }) as ToolResult
+      expect(conflict.isError).toBe(true)
+      expect(conflict.structuredContent!.error_code).toBe("IDEMPOTENCY_KEY_CONFLICT")
+
+      const settled = await (async () => {
+        for (let i = 0; i < 300; i++) {
+          const got = await client.callTool({ name: "batch_status", arguments: { batch_id: id } }) as ToolResult
+          if (["completed", "cancelled", "failed"].includes(got.structuredContent!.status)) return got.structuredContent!
+          await new Promise((r) => setTimeout(r, 200))
+        }
+        throw new Error("the batch did not settle")
+      })()
+      expect(settled).toMatchObject({ status: "completed", progress: { succeeded: 1, failed: 1, pending: 0 }, credits: { reserved: 2, refunded: 1, net: 1 } })
+      expect((await balance(orgId)).remaining).toBe(before - 1)
+
+      const first = await client.callTool({ name: "batch_results", arguments: { batch_id: id, limit: 1 } }) as ToolResult
+      expect(first.isError).toBe(false)
+      expect(first.structuredContent!.data).toHaveLength(1)
+      expect(first.structuredContent!.data[0]).toMatchObject({ status: "ok", url: `${site.url}/kettles`, itemId: "k1" })
+      expect(first.structuredContent!.data[0].markdown).toContain("## Care")
+      expect(first.structuredContent!.has_more).toBe(true)
+      const second = await client.callTool({ name: "batch_results", arguments: { batch_id: id, limit: 1, cursor: first.structuredContent!.next_cursor } }) as ToolResult
+      expect(second.structuredContent!.data[0]).toMatchObject({ status: "error", url: `${site.url}/gone` })
+      expect(second.structuredContent!.has_more).toBe(false)
+
+      const missing = await client.callTool({ name: "batch_status", arguments: { batch_id: "batch_0000000000000000" } }) as ToolResult
+      expect(missing.isError).toBe(true)
+      expect(missing.structuredContent!.error_code).toBe("NOT_FOUND")
+    } finally {
+      await client.close()
+    }
+  }, 90_000)
+
   it("bad arguments get the API's validation error and cost nothing; a key without data:execute is refused", async () => {
     const { secret, orgId } = await service.key()
     const before = (await balance(orgId)).remaining

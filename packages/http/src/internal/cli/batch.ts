@@ -362,7 +362,7 @@ const decodeBody = (body: unknown): Effect.Effect<BatchSpec.SubmitBody, CliFailu
 const batchId = Args.text({ name: "ID" }).pipe(Args.withDescription("The batch id (batch_...)"))
 
 const file = Args.text({ name: "FILE" }).pipe(
-  Args.withDescription("One URL a line, or JSON lines { \"url\", \"itemId\", \"meta\" }; - reads stdin")
+  Args.withDescription("One URL a line, or JSON lines { \"url\", \"itemId\", \"meta\" }; - reads stdin (options go before -)")
 )
 const format = Options.choice("format", ["markdown", "html"]).pipe(
   Options.withDefault("markdown" as const),

@@ -18,7 +18,8 @@ const httpDispatch = (root: string, apiKey: string): Tools.Dispatch => async (in
     headers: {
       authorization: `Bearer ${apiKey}`,
       "user-agent": "sift-mcp/0.1.0",
-      ...(internal.body === undefined ? {} : { "content-type": "application/json" })
+      ...(internal.body === undefined ? {} : { "content-type": "application/json" }),
+      ...internal.headers
     },
     ...(internal.body === undefined ? {} : { body: JSON.stringify(internal.body) })
   })

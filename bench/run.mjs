@@ -28,6 +28,7 @@ process.exit(result.status ?? 1)
 function quickArgs() {
   return {
     batch: ["--quick"],
+    cluster: ["--quick"],
     documents: ["1"],
     extraction: ["--limit", "40"],
     http: ["--seconds", "2", "--rounds", "1", "--warmup", "1"],

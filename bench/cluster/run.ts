@@ -1,0 +1,322 @@
+/**
+ * bench/cluster: `sift serve` as deployed, one real process per database, measured from outside.
+ *
+ * 1. Cache-hit `GET /v1/web/scrape/markdown` requests/s of a `sift serve` on PostgreSQL (DATABASE_URL, a fresh
+ *    schema) and of one on embedded PGlite, against a bare `node:http` server returning the same bytes (in this
+ *    process, as bench/http has it). Target: each Sift at least 1/5 of the bare server (bench/http's target, here also
+ *    on PostgreSQL, where every answer waits for its charge and log row to commit).
+ * 2. Sizing figures for docs/deploy.md: CPU time of the Sift process (and its children: Chromium) per cache hit, per
+ *    static scrape (a page not cached yet) and per rendered page (a page drawn by script), read from /proc; PostgreSQL
+ *    connections the process holds under load (pg_stat_activity, by application name).
+ * With `--soak N` it then keeps mixed traffic (cache hits, static scrapes, rendered pages, maps) on the PostgreSQL
+ * process for N seconds and prints its RSS, open file descriptors, PostgreSQL connections and Chromium processes at
+ * the start and the end of the second half (flat within 10% is the target).
+ *
+ *   npm run bench -- cluster [--seconds 5] [--rounds 3] [--concurrency 32] [--scrapes 200] [--renders 20] [--soak 0]
+ *   npm run bench -- cluster --quick
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Auth from "@sift/auth"
+import { App } from "@sift/http"
+import { Migrations, Sql } from "@sift/store"
+import { Effect, Layer, Redacted } from "effect"
+import { type ChildProcess, spawn } from "node:child_process"
+import * as fs from "node:fs"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import { parseArgs } from "node:util"
+import { Pool } from "undici"
+import { startOrigin } from "../support/service.js"
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: "string", default: "5" },
+    rounds: { type: "string", default: "3" },
+    warmup: { type: "string", default: "2" },
+    concurrency: { type: "string", default: "32" },
+    scrapes: { type: "string", default: "200" },
+    renders: { type: "string", default: "20" },
+    soak: { type: "string", default: "0" },
+    quick: { type: "boolean", default: false }
+  }
+})
+const quick = values.quick
+const seconds = quick ? 2 : Number(values.seconds)
+const rounds = quick ? 1 : Number(values.rounds)
+const warmup = quick ? 1 : Number(values.warmup)
+const concurrency = Number(values.concurrency)
+const scrapes = quick ? 40 : Number(values.scrapes)
+const renders = quick ? 4 : Number(values.renders)
+const soakSeconds = Number(values.soak)
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
+const databaseUrl = process.env.DATABASE_URL || undefined
+const appName = `sift-bench-cluster-${process.pid}`
+
+// --- the origin: the bench page (cache hits and static scrapes) and a page only a browser draws --------------------
+const origin = await startOrigin()
+const drawn = createServer((req, res) =>
+  res.writeHead(200, { "content-type": "text/html" }).end(
+    `<!doctype html><html><head><title>Drawn</title></head><body><div id="root"></div><script>` +
+      `document.getElementById("root").innerHTML = "<h1>Drawn ${req.url}</h1>" + "<p>Text drawn by script.</p>".repeat(20)</script></body></html>`
+  ))
+await new Promise<void>((resolve) => drawn.listen(0, "127.0.0.1", resolve))
+const drawnUrl = `http://127.0.0.1:${(drawn.address() as AddressInfo).port}`
+
+// --- accounts, made before each server starts (a PGlite directory belongs to its server once it runs) -------------
+type Database = Layer.Layer<SqlClient.SqlClient | Sql.Database, unknown>
+const prepare = (database: Database) =>
+  Effect.runPromise(Effect.gen(function*() {
+    yield* Migrations.run({ store: Migrations.store, ...App.migrations })
+    const accounts = yield* Auth.Accounts.Accounts
+    const org = yield* accounts.createOrg({ name: "bench-cluster", plan: "enterprise" })
+    yield* accounts.setOverrides(org.id, { credits: 1_000_000_000, requestsPerMinute: 1_000_000_000 })
+    const created = yield* (yield* Auth.ApiKeys.ApiKeys).create({ orgId: org.id, name: "bench" })
+    return created.secret
+  }).pipe(Effect.provide(Layer.fresh(Auth.layer).pipe(Layer.provideMerge(database)))) as Effect.Effect<string>)
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const probe = createServer()
+    probe.listen(0, "127.0.0.1", () => {
+      const port = (probe.address() as AddressInfo).port
+      probe.close(() => resolve(port))
+    })
+  })
+
+interface Sift {
+  readonly name: string
+  readonly url: string
+  readonly child: ChildProcess
+  readonly secret: string
+  readonly stop: () => Promise<void>
+}
+
+/** Starts `sift serve` (sources through tsx, as the tests do), logging warnings only, and waits for /ready. */
+const startSift = async (name: string, env: Record<string, string>, secret: string, cleanup: () => Promise<void>): Promise<Sift> => {
+  const port = await freePort()
+  const child = spawn(process.execPath, ["--conditions=@sift/source", "--import", "tsx", path.join(root, "packages/http/src/bin.ts"), "serve", "--port", String(port)], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: "", SIFT_LOG_LEVEL: "warn", SIFT_ALLOW_PRIVATE_TARGETS: "true", ...env },
+    stdio: ["ignore", "ignore", "pipe"]
+  })
+  let stderr = ""
+  child.stderr!.on("data", (chunk) => (stderr += chunk))
+  const url = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + 120_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${name}: sift serve exited ${child.exitCode}\n${stderr}`)
+    const ready = await fetch(`${url}/ready`).then((r) => r.status === 200, () => false)
+    if (ready) break
+    if (Date.now() > deadline) throw new Error(`${name}: not ready in 120 s\n${stderr}`)
+    await new Promise((r) => setTimeout(r, 200))
+  }
+  return {
+    name,
+    url,
+    child,
+    secret,
+    stop: async () => {
+      const exited = new Promise((resolve) => child.once("exit", resolve))
+      child.kill("SIGTERM")
+      await exited
+      await cleanup()
+    }
+  }
+}
+
+// --- CPU of a process tree from /proc (utime + stime of each live process, plus its waited-for children) -------------
+const ticks = 100 // USER_HZ on Linux
+const treeOf = (pid: number): Array<number> => {
+  const all = fs.readdirSync("/proc").filter((entry) => /^\d+$/.test(entry)).map(Number)
+  const parents = new Map<number, number>()
+  for (const candidate of all) {
+    try {
+      const stat = fs.readFileSync(`/proc/${candidate}/stat`, "utf8")
+      parents.set(candidate, Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]))
+    } catch {
+      // gone
+    }
+  }
+  const tree = [pid]
+  for (let i = 0; i < tree.length; i++) for (const [child, parent] of parents) if (parent === tree[i]) tree.push(child)
+  return tree
+}
+/** CPU milliseconds used so far by `pid` and its descendants (those alive, and those they have reaped). */
+const cpuMs = (pid: number): number =>
+  treeOf(pid).reduce((sum, member) => {
+    try {
+      const stat = fs.readFileSync(`/proc/${member}/stat`, "utf8")
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+      // fields[11..14]: utime, stime, cutime, cstime (stat fields 14-17)
+      return sum + (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * (1000 / ticks)
+    } catch {
+      return sum
+    }
+  }, 0)
+const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024
+const openFds = (pid: number) => fs.readdirSync(`/proc/${pid}/fd`).length
+const chromiumProcesses = (pid: number) =>
+  treeOf(pid).slice(1).filter((member) => {
+    try {
+      return fs.readFileSync(`/proc/${member}/comm`, "utf8").startsWith("chrom")
+    } catch {
+      return false
+    }
+  }).length
+
+// --- load --------------------------------------------------------------------------------------------------------
+const cachedPath = `/v1/web/scrape/markdown?url=${encodeURIComponent(origin.url)}`
+const load = async (url: string, headers: Record<string, string>, durationS: number, requestPath = cachedPath) => {
+  const pool = new Pool(url, { connections: concurrency, pipelining: 1 })
+  const latencies: Array<number> = []
+  let errors = 0
+  const end = performance.now() + durationS * 1000
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (performance.now() < end) {
+      const started = performance.now()
+      const response = await pool.request({ path: requestPath, method: "GET", headers })
+      await response.body.arrayBuffer()
+      if (response.statusCode !== 200) errors++
+      latencies.push(performance.now() - started)
+    }
+  }))
+  await pool.close()
+  latencies.sort((a, b) => a - b)
+  return { rps: latencies.length / durationS, p50: latencies[Math.floor(latencies.length / 2)] ?? 0, count: latencies.length, errors }
+}
+
+/** `count` requests of `pathOf(i)`, `parallel` at a time; CPU ms of the Sift process tree per request. */
+const cpuPer = async (sift: Sift, count: number, parallel: number, pathOf: (i: number) => string) => {
+  const before = cpuMs(sift.child.pid!)
+  let next = 0
+  let errors = 0
+  const started = performance.now()
+  await Promise.all(Array.from({ length: parallel }, async () => {
+    while (next < count) {
+      const i = next++
+      const response = await fetch(`${sift.url}${pathOf(i)}`, { headers: { authorization: `Bearer ${sift.secret}` } })
+      await response.arrayBuffer()
+      if (response.status !== 200) errors++
+    }
+  }))
+  const wallS = (performance.now() - started) / 1000
+  return { cpuMs: (cpuMs(sift.child.pid!) - before) / count, perSecond: count / wallS, errors }
+}
+
+const pgConnections = async (): Promise<number | undefined> => {
+  if (databaseUrl === undefined) return undefined
+  return Effect.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = ${appName}`).pipe(
+      Effect.map((rows) => rows[0]!.n),
+      Effect.provide(Sql.layerPg({ url: Redacted.make(databaseUrl) }))
+    ) as Effect.Effect<number>)
+}
+
+// --- the servers -------------------------------------------------------------------------------------------------
+const servers: Array<Sift> = []
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sift-bench-cluster-"))
+{
+  const secret = await prepare(Sql.layerPglite({ dir }))
+  servers.push(await startSift("PGlite", { SIFT_DATA_DIR: dir }, secret, async () => fs.rmSync(dir, { recursive: true, force: true })))
+}
+if (databaseUrl !== undefined) {
+  const schema = `bench_cluster_${process.pid}_${Date.now()}`
+  const admin = () => Sql.layerPg({ url: Redacted.make(databaseUrl) })
+  const onAdmin = (statement: (sql: SqlClient.SqlClient) => Effect.Effect<unknown, unknown>) =>
+    Effect.runPromise(Effect.provide(Effect.flatMap(SqlClient.SqlClient, statement), admin()) as Effect.Effect<unknown>)
+  await onAdmin((sql) => sql`CREATE SCHEMA ${sql(schema)}`)
+  const url = new URL(databaseUrl)
+  url.searchParams.set("options", `-c search_path=${schema}`)
+  url.searchParams.set("application_name", appName)
+  const secret = await prepare(Sql.layerPg({ url: Redacted.make(url.toString()) }))
+  servers.push(await startSift("PostgreSQL", { DATABASE_URL: url.toString(), SIFT_DATA_DIR: "/nonexistent/never-used" }, secret, async () => {
+    await onAdmin((sql) => sql`DROP SCHEMA ${sql(schema)} CASCADE`)
+  }))
+} else {
+  console.log("PostgreSQL: skipped (set DATABASE_URL to measure it)")
+}
+
+const bareBody = await (await fetch(`${servers[0]!.url}${cachedPath}`, { headers: { authorization: `Bearer ${servers[0]!.secret}` } })).text()
+const bare = createServer((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end(bareBody))
+await new Promise<void>((resolve) => bare.listen(0, "127.0.0.1", resolve))
+const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}`
+
+try {
+  console.log(`bench/cluster: sift serve processes (PGlite${databaseUrl === undefined ? "" : ", PostgreSQL"}) against bare node:http; load ${os.loadavg().map((l) => l.toFixed(1)).join(" ")} on ${os.cpus().length} cores`)
+  // 1. Cache hits: every server warms up, then they take turns (a busy neighbour hits all alike).
+  for (const sift of servers) await fetch(`${sift.url}${cachedPath}`, { headers: { authorization: `Bearer ${sift.secret}` } }).then((r) => r.arrayBuffer())
+  await load(bareUrl, {}, warmup)
+  for (const sift of servers) await load(sift.url, { authorization: `Bearer ${sift.secret}` }, warmup)
+  const ratios = new Map<string, Array<number>>(servers.map((sift) => [sift.name, []]))
+  const cpuPerHit = new Map<string, Array<number>>(servers.map((sift) => [sift.name, []]))
+  const connections: Array<number> = []
+  for (let round = 1; round <= rounds; round++) {
+    const bareFigures = await load(bareUrl, {}, seconds)
+    console.log(`round ${round}: bare node:http ${bareFigures.rps.toFixed(0)} req/s`)
+    for (const sift of servers) {
+      const cpuBefore = cpuMs(sift.child.pid!)
+      const counting = sift.name === "PostgreSQL" ? setTimeout(() => void pgConnections().then((n) => n !== undefined && connections.push(n)), (seconds * 1000) / 2) : undefined
+      const figures = await load(sift.url, { authorization: `Bearer ${sift.secret}` }, seconds)
+      clearTimeout(counting)
+      const cpu = (cpuMs(sift.child.pid!) - cpuBefore) / figures.count
+      ratios.get(sift.name)!.push(figures.rps / bareFigures.rps)
+      cpuPerHit.get(sift.name)!.push(cpu)
+      console.log(`  ${`Sift on ${sift.name}`.padEnd(20)} ${figures.rps.toFixed(0).padStart(6)} req/s  p50 ${figures.p50.toFixed(1)} ms  ratio ${(figures.rps / bareFigures.rps).toFixed(3)}  CPU ${cpu.toFixed(3)} ms/request  errors ${figures.errors}`)
+    }
+  }
+  const median = (list: Array<number>) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]!
+  for (const sift of servers) {
+    console.log(`cache hits on ${sift.name}: ratio Sift / bare, median of ${rounds}: ${median(ratios.get(sift.name)!).toFixed(3)} (target >= 0.2); CPU per cache hit ${median(cpuPerHit.get(sift.name)!).toFixed(3)} ms`)
+  }
+  if (connections.length > 0) console.log(`PostgreSQL connections held by the PostgreSQL process under load (its SQL pool and its job queue): ${Math.max(...connections)}`)
+
+  // 2. Static scrapes (each URL new: fetch, convert, store in the cache, charge) and rendered pages.
+  for (const sift of servers) {
+    const stamp = `${sift.name}-${Date.now()}`
+    const statics = await cpuPer(sift, scrapes, 8, (i) => `/v1/web/scrape/markdown?url=${encodeURIComponent(`${origin.url}?s=${stamp}-${i}`)}`)
+    console.log(`static scrape on ${sift.name}: CPU ${statics.cpuMs.toFixed(2)} ms/page, ${statics.perSecond.toFixed(0)} pages/s at 8 concurrent, errors ${statics.errors}`)
+    const rendered = await cpuPer(sift, renders, 2, (i) => `/v1/web/scrape/markdown?url=${encodeURIComponent(`${drawnUrl}/r-${stamp}-${i}`)}`)
+    console.log(`rendered page on ${sift.name}: CPU ${rendered.cpuMs.toFixed(1)} ms/page (Sift + Chromium), ${rendered.perSecond.toFixed(1)} pages/s at 2 concurrent, errors ${rendered.errors}`)
+  }
+
+  // 3. Soak (optional): mixed traffic on the PostgreSQL process (else PGlite); resources at 1/2 and at the end.
+  if (soakSeconds > 0) {
+    const sift = servers.at(-1)!
+    const pid = sift.child.pid!
+    const sampleOf = async () => ({ rssMb: rssMb(pid), fds: openFds(pid), chromium: chromiumProcesses(pid), pg: await pgConnections() })
+    const end = Date.now() + soakSeconds * 1000
+    let i = 0
+    let errors = 0
+    let mid: Awaited<ReturnType<typeof sampleOf>> | undefined
+    const mixed = async () => {
+      while (Date.now() < end) {
+        const n = i++
+        const target = n % 10 === 0
+          ? `/v1/web/scrape/markdown?url=${encodeURIComponent(`${drawnUrl}/soak-${n % 50}`)}&maxAge=0`
+          : n % 10 === 1
+          ? `/v1/web/scrape/markdown?url=${encodeURIComponent(`${origin.url}?soak=${n}`)}`
+          : n % 10 === 2
+          ? `/v1/web/urls?domain=${encodeURIComponent(origin.url)}`
+          : cachedPath
+        const response = await fetch(`${sift.url}${target}`, { headers: { authorization: `Bearer ${sift.secret}` } })
+        await response.arrayBuffer()
+        if (response.status !== 200) errors++
+        if (mid === undefined && Date.now() > end - (soakSeconds * 1000) / 2) mid = await sampleOf()
+      }
+    }
+    await Promise.all(Array.from({ length: 4 }, mixed))
+    const last = await sampleOf()
+    const within = (a: number, b: number) => Math.abs(b - a) <= Math.max(1, 0.1 * a)
+    const flat = mid !== undefined && within(mid.rssMb, last.rssMb) && within(mid.fds, last.fds) && within(mid.chromium, last.chromium) &&
+      (mid.pg === undefined || last.pg === undefined || within(mid.pg, last.pg))
+    console.log(`soak ${soakSeconds} s on ${sift.name}, ${i} requests, errors ${errors}: mid ${JSON.stringify(mid)} end ${JSON.stringify(last)}: ${flat ? "MET" : "MISSED"} (target: flat within 10% over the second half)`)
+  }
+} finally {
+  bare.close()
+  drawn.close()
+  origin.close()
+  for (const sift of servers) await sift.stop()
+}

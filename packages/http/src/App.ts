@@ -44,7 +44,6 @@ import * as Search from "./Search/Http.js"
 import * as Naics from "./Naics/Http.js"
 import * as OpenApi from "./OpenApi.js"
 import * as Parse from "./Parse/Http.js"
-import * as Products from "./Products/Http.js"
 import * as RequestLog from "./RequestLog.js"
 import * as RequestPipeline from "./RequestPipeline.js"
 import * as Bytes from "./Scrape/Bytes.js"
@@ -103,10 +102,6 @@ const routeFor = (request: HttpServerRequest.HttpServerRequest) => {
       return RequestPipeline.serve(api, Naics.naics)
     case "GET /v1/web/sic":
       return RequestPipeline.serve(api, Sic.sic)
-    case "POST /v1/brand/ai/product":
-      return RequestPipeline.serve(api, Products.product)
-    case "POST /v1/brand/ai/products":
-      return RequestPipeline.serve(api, Products.products)
     case "GET /v1/web/styleguide":
       return RequestPipeline.serve(api, Styleguide.styleguide)
     case "GET /v1/web/fonts":
@@ -141,7 +136,10 @@ const routeFor = (request: HttpServerRequest.HttpServerRequest) => {
   if (request.method === "GET" && path.startsWith(HostedFiles.PATH_PREFIX)) {
     return HostedFiles.serve(decodeURIComponent(path.slice(HostedFiles.PATH_PREFIX.length)))
   }
-  if (request.method === "GET" && path.startsWith(BrandAssets.PATH_PREFIX)) return BrandAssets.serve(path.slice(BrandAssets.PATH_PREFIX.length))
+  // An asset's name has no slash: deeper paths are no route.
+  if (request.method === "GET" && path.startsWith(BrandAssets.PATH_PREFIX) && !path.includes("/", BrandAssets.PATH_PREFIX.length)) {
+    return BrandAssets.serve(path.slice(BrandAssets.PATH_PREFIX.length))
+  }
   const logId = request.method === "GET" ? LOG_ID.exec(path) : null
   if (logId !== null) return RequestPipeline.serve(logs, Logs.get(decodeURIComponent(logId[1]!)))
   const batchRoute = BatchRoutes.routeOf(request.method, path)

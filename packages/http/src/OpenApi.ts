@@ -12,6 +12,7 @@ import { MonitorSpec } from "@sift/monitors"
 import { JSONSchema, Option, Schema, SchemaAST } from "effect"
 import * as Admin from "./Admin.js"
 import * as Agents from "./Agents/Http.js"
+import * as BrandRoutes from "./Brand/Http.js"
 import * as Images from "./Images/Http.js"
 import * as Logs from "./Logs/Http.js"
 import * as Monitors from "./Monitors/Http.js"
@@ -222,6 +223,41 @@ export const document = {
       summary: "Classify a company (domain, URL or name) into NAICS 2022 codes (1 credit)",
       responses: { "503": { $ref: "#/components/responses/Error" } }
     }),
+    "/brand/retrieve": {
+      post: {
+        summary: "Retrieve a brand (logos, colors, backdrops, socials, links, contacts, address, industries, stock) by domain, direct URL, email, name, ticker or transaction (10 credits; a kept brand younger than maxAgeMs answers as a hit)",
+        requestBody: bodyOf(BrandRoutes.RetrieveBody),
+        responses: {
+          "200": { description: "{ status: 'ok', code: 200, brand, cache_metadata, partial? }" },
+          "404": { $ref: "#/components/responses/Error" },
+          "422": { $ref: "#/components/responses/Error" },
+          "503": { $ref: "#/components/responses/Error" },
+          ...errors
+        }
+      }
+    },
+    "/brand/retrieve-simplified": get(BrandRoutes.SimplifiedQuery, "{ status, code, brand: { domain, title, colors, logos, backdrops }, cache_metadata }", {
+      summary: "A brand's domain, title, colors, logos and backdrops (5 credits)",
+      responses: { "422": { $ref: "#/components/responses/Error" } }
+    }),
+    "/brand/search": get(BrandRoutes.SearchQuery, "{ results: [{ domain, name, logo }] } (up to 10: name matches, then domain matches, most retrieved first)", {
+      summary: "Search the brands Sift has retrieved and the sites it has mapped, by name or domain (1 credit)"
+    }),
+    "/utility/prefetch": {
+      post: {
+        summary: "Queue a brand retrieval as a durable job so a later retrieve is a cache hit (0 credits, outside rate limits)",
+        requestBody: bodyOf(BrandRoutes.PrefetchBody),
+        responses: { "200": { description: "{ status: 'ok', type, domain, message }" }, "422": { $ref: "#/components/responses/Error" }, ...errors }
+      }
+    },
+    "/assets/{name}": {
+      get: {
+        summary: "A brand logo or backdrop by content hash ({sha256}.{ext}), served without a key with an immutable year-long cache",
+        security: [],
+        parameters: [pathParam("name")],
+        responses: { "200": { description: "The image bytes" }, "404": { $ref: "#/components/responses/Error" } }
+      }
+    },
     "/logs": get(Logs.Query, "A page of log entries (X-Service-Logs-Snapshot header)"),
     "/batch/submit": {
       post: {

@@ -44,6 +44,7 @@ import * as Search from "./Search/Http.js"
 import * as Naics from "./Naics/Http.js"
 import * as OpenApi from "./OpenApi.js"
 import * as Parse from "./Parse/Http.js"
+import * as Products from "./Products/Http.js"
 import * as RequestLog from "./RequestLog.js"
 import * as RequestPipeline from "./RequestPipeline.js"
 import * as Bytes from "./Scrape/Bytes.js"
@@ -102,6 +103,10 @@ const routeFor = (request: HttpServerRequest.HttpServerRequest) => {
       return RequestPipeline.serve(api, Naics.naics)
     case "GET /v1/web/sic":
       return RequestPipeline.serve(api, Sic.sic)
+    case "POST /v1/brand/ai/product":
+      return RequestPipeline.serve(api, Products.product)
+    case "POST /v1/brand/ai/products":
+      return RequestPipeline.serve(api, Products.products)
     case "GET /v1/web/styleguide":
       return RequestPipeline.serve(api, Styleguide.styleguide)
     case "GET /v1/web/fonts":

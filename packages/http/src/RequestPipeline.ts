@@ -15,6 +15,7 @@ import { randomUUID } from "node:crypto"
 import * as ConsoleSession from "./Console/Session.js"
 import * as ErrorMapping from "./ErrorMapping.js"
 import * as Body from "./internal/body.js"
+import * as Callers from "./internal/server/callers.js"
 import * as Json from "./internal/json.js"
 import * as Metrics from "./Metrics.js"
 import { stringify } from "./internal/json.js"
@@ -186,6 +187,7 @@ export const serve = <A, E1 extends ErrorMapping.CodedError, R1, E2 extends Erro
 
     const authenticated = (caller: ApiKeys.AuthContext): Step => {
       auth = caller
+      Callers.note(request, caller.org.id, caller.keyId)
       const apiPath = path.startsWith("/v1/") ? path.slice(3) : path
       const required = Permissions.requiredFor(request.method, apiPath)
       return required === undefined

@@ -111,6 +111,15 @@ describe.skipIf(databaseUrl === null || databaseUrl === undefined)("an api and a
         expect(scraped.status, await scraped.clone().text()).toBe(200)
         expect(await scraped.text()).toContain("Roles")
       }
+      // The access log line of each answer names its request, organization and key.
+      // (written after the answer: it may reach stderr a moment later)
+      const accessLines = () => api.lines.filter((line) => line.msg === "GET /v1/web/scrape/markdown 200")
+      for (let i = 0; i < 50 && accessLines().length < 2; i++) await new Promise((r) => setTimeout(r, 100))
+      const access = accessLines()
+      expect(access.length).toBe(2)
+      for (const line of access) {
+        expect(line).toMatchObject({ request_id: expect.any(String), org_id: expect.stringMatching(/.+/), key_id: expect.stringMatching(/.+/) })
+      }
       // A map finds URLs the index has not read yet: the api queues their enrichment, the worker runs it.
       const mapped = await fetch(`${api.url}/v1/web/urls?domain=${encodeURIComponent(site)}`, { headers: auth })
       expect(mapped.status, await mapped.clone().text()).toBe(200)

@@ -19,6 +19,7 @@ import { Context, Effect, Exit, FiberRef, FiberRefs, LogLevel, Predicate, Runtim
 import { randomUUID } from "node:crypto"
 import type * as http from "node:http"
 import { Readable } from "node:stream"
+import * as Callers from "./callers.js"
 import { NodeServerRequest } from "./nodeRequest.js"
 
 /** Whether a request is the API front's to answer (origin-form `/v1/...` targets). */
@@ -170,10 +171,13 @@ export const makeHandler = <E, R>(
       const written = write(request, response, runtime as Runtime.Runtime<never>)
       if (!accessLog) return written
       const path = request.url.split("?")[0] ?? request.url
+      const caller = Callers.of(request)
       return Effect.zipRight(
         written,
         Effect.log(`${request.method} ${path} ${response.status}`).pipe(Effect.annotateLogs({
           request_id: response.headers["x-request-id"] ?? null,
+          org_id: caller?.orgId ?? null,
+          key_id: caller?.keyId ?? null,
           method: request.method,
           path,
           status: response.status,

@@ -76,6 +76,32 @@ const NaicsInput = Schema.Struct({
   tags: TagList
 })
 
+const BrandInput = Schema.Struct({
+  domain: Text("The brand's domain, e.g. example.com (give exactly one of domain, email, name, ticker and directUrl)"),
+  email: Text("An address at the company: its domain is read (free and disposable mail domains are refused)"),
+  name: Text("The company's name: resolved among retrieved brands, mapped sites, then the search provider"),
+  ticker: Text("A stock ticker, e.g. AAPL"),
+  tickerExchange: Text("The ticker's exchange (default NASDAQ)"),
+  directUrl: Text("Read only this page (http:// or https://)"),
+  maxAgeMs: Int("Oldest kept brand to answer with, ms (default 3 months; 0 reads the site again)"),
+  maxSpeed: Flag("Fewer images, no rendering: faster, less complete"),
+  tags: TagList
+})
+
+/** The retrieve body of the first identifier given (none: a by_domain body the API refuses, naming `domain`). */
+const brandBody = (args: Record<string, unknown>): Record<string, unknown> => {
+  const common = {
+    ...(args.maxAgeMs === undefined ? {} : { maxAgeMs: args.maxAgeMs }),
+    ...(args.maxSpeed === undefined ? {} : { maxSpeed: args.maxSpeed }),
+    ...(args.tags === undefined ? {} : { tags: args.tags })
+  }
+  if (args.email !== undefined) return { type: "by_email", email: args.email, ...common }
+  if (args.name !== undefined) return { type: "by_name", name: args.name, ...common }
+  if (args.ticker !== undefined) return { type: "by_ticker", ticker: args.ticker, ...(args.tickerExchange === undefined ? {} : { ticker_exchange: args.tickerExchange }), ...common }
+  if (args.directUrl !== undefined) return { type: "by_direct_url", direct_url: args.directUrl, ...(args.tags === undefined ? {} : { tags: args.tags }) }
+  return { type: "by_domain", domain: args.domain, ...common }
+}
+
 const DesignTarget = {
   domain: Text("The site's domain, e.g. example.com: its home page is read (exactly one of domain and directUrl)"),
   directUrl: Text("The exact page to read (http:// or https://)"),
@@ -235,6 +261,17 @@ export const tools: ReadonlyArray<Tool> = [
     scope: "api.read",
     input: NaicsInput,
     request: (args) => ({ method: "GET", path: "/v1/web/naics", query: query(args) })
+  },
+  {
+    name: "brand",
+    title: "Retrieve a company's brand",
+    description:
+      "A brand read from the company's own site: name, description, slogan, logos (SVG first; type, light/dark mode, size, colors), " +
+      "brand colors, backdrops, social profiles, blog/careers/contact/pricing/privacy/terms links, email, phone, address, language, " +
+      "industries, stock ticker and headcount when stated (POST /v1/brand/retrieve; 10 credits). Give exactly one of domain, email, name, ticker, directUrl.",
+    scope: "api.read",
+    input: BrandInput,
+    request: (args) => ({ method: "POST", path: "/v1/brand/retrieve", body: brandBody(args) })
   },
   {
     name: "styleguide",

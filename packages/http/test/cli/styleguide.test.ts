@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as DesignSite from "../../../core/test/support/DesignSite.js"
 import * as FixtureSite from "../../../core/test/support/FixtureSite.js"
+import * as TestService from "../support/TestService.js"
 
 const bin = fileURLToPath(new URL("../../src/bin.ts", import.meta.url))
 
@@ -25,7 +26,7 @@ afterAll(async () => {
   await site?.close()
 })
 
-describe("sift styleguide and sift fonts (embedded Chromium)", { timeout: 120_000 }, () => {
+describe("sift styleguide and sift fonts (Chromium)", { timeout: 180_000 }, () => {
   it("sift styleguide URL --dark prints the styleguide as JSON", async () => {
     const { code, stdout } = await sift(["styleguide", `${site.url}/`, "--dark"])
     expect(code).toBe(0)
@@ -46,5 +47,25 @@ describe("sift styleguide and sift fonts (embedded Chromium)", { timeout: 120_00
     const refused = await sift(["fonts", `${site.url}/`], { SIFT_ALLOW_PRIVATE_TARGETS: "false" })
     expect(refused.code).toBe(3)
     expect(refused.stderr).toContain("WEBSITE_ACCESS_ERROR")
+  })
+
+  // Three runs of the executable through tsx and a service: slow on a busy machine.
+  it("with --api URL --key KEY a server reads it (GET /v1/web/fonts, GET /v1/web/styleguide), its errors with their exit codes", { timeout: 240_000 }, async () => {
+    const service = await TestService.start({ browser: true })
+    try {
+      const { secret } = await service.key()
+      const api = ["--api", service.baseUrl.replace(/\/v1$/, ""), "--key", secret]
+      const fonts = await sift(["fonts", `${site.url}/`, "--json", ...api], {})
+      expect(fonts.code).toBe(0)
+      const body = JSON.parse(fonts.stdout)
+      expect(body.fonts.map((font: { font: string }) => font.font)).toEqual(["BrandSans_4f2a9c1e", "Playfair Display", "Courier New"])
+      expect(body.fontLinks["Playfair Display"].category).toBe("serif")
+      const guide = await sift(["styleguide", `${site.url}/`, ...api], {})
+      expect(JSON.parse(guide.stdout).components.button.primary.backgroundColor).toBe("#ff5500")
+      const missing = await sift(["styleguide", `${site.url}/missing`, ...api], {})
+      expect([missing.code, missing.stderr.includes("WEBSITE_ACCESS_ERROR")]).toEqual([3, true])
+    } finally {
+      await service.close()
+    }
   })
 })

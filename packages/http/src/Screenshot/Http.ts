@@ -209,6 +209,8 @@ const run = (_caller: Caller, input: ScreenshotInput) =>
       body: {
         success: true,
         status: "ok",
+        // The SDK's `code` (wave2 §5): the outcome as an HTTP status.
+        code: 200,
         screenshot: Screenshot.toDataUrl(shot),
         width: size.width,
         height: size.height,

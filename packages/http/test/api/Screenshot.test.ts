@@ -63,6 +63,7 @@ describe("screenshot endpoints (pglite, Chromium)", { timeout: 90_000 }, () => {
     expect(body.url).toBe(`${site.url}/`)
     expect(body.screenshotType).toBe("viewport")
     expect(body.finalDOMState).toBe("loaded")
+    expect(body.code).toBe(200)
     expect(body.cache_metadata.status).toBe("miss")
     expect(body.key_metadata.credits_consumed).toBe(1)
     expect(await balance(orgId)).toBe(before - 1)

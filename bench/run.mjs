@@ -42,7 +42,8 @@ function quickArgs() {
     render: ["8", "2", "1"],
     "render-soak": ["40", "2"],
     "render-third-party": ["3", "1"],
-    "screenshot-cache": ["3", "1"]
+    "screenshot-cache": ["3", "1"],
+    search: ["--quick"]
   }
 }
 

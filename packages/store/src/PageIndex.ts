@@ -201,12 +201,47 @@ export const make = (options: Options = {}): Effect.Effect<PageIndex["Type"], ne
       )
     }
 
+    // Pages per organization, counted at most once a minute: idf needs the collection's size, not its exact size.
+    const counted = new Map<string, { n: number; at: number }>()
+    const pageCount = (orgId: string) =>
+      Effect.suspend(() => {
+        const known = counted.get(orgId)
+        if (known !== undefined && Date.now() - known.at < 60_000) return Effect.succeed(known.n)
+        return Effect.map(sql<{ n: number }>`SELECT count(*)::float8 AS n FROM page_index WHERE org_id = ${orgId} AND expires_at > now()`, (rows) => {
+          const n = Number(rows[0]?.n ?? 0)
+          if (counted.size > 10_000) counted.clear()
+          counted.set(orgId, { n, at: Date.now() })
+          return n
+        })
+      })
+
+    // The most common lexemes and their page frequencies, as ANALYZE left them (empty before any ANALYZE), read at
+    // most every five minutes.
+    let commonAt = 0
+    let commonList = new Map<string, number>()
+    const commonLexemes = Effect.suspend(() => {
+      if (Date.now() - commonAt < 300_000) return Effect.succeed(commonList)
+      return sql<{ elems: ReadonlyArray<string> | string | null; freqs: ReadonlyArray<number> | string | null }>`
+        SELECT most_common_elems::text::text[] AS elems, most_common_elem_freqs::float8[] AS freqs
+        FROM pg_stats WHERE tablename = 'page_index' AND attname = 'document' LIMIT 1`.pipe(
+        Effect.map((rows) => {
+          const row = rows[0]
+          const elems = row === undefined || row.elems === null ? [] : Array.isArray(row.elems) ? row.elems : []
+          const freqs = row === undefined || row.freqs === null ? [] : Array.isArray(row.freqs) ? row.freqs.map(Number) : []
+          commonList = new Map(elems.map((lexeme, i) => [lexeme, freqs[i] ?? 0]))
+          commonAt = Date.now()
+          return commonList
+        }),
+        Effect.orElseSucceed(() => commonList)
+      )
+    })
+
     const search = (query: IndexQuery): Effect.Effect<ReadonlyArray<IndexHit>> => {
       const text = query.text.trim()
       if (text === "") return Effect.succeed([])
       const config = configOf(query.language ?? "en")
       const minIndexed = query.maxAgeMs === undefined ? null : new Date(Date.now() - query.maxAgeMs)
-      // All words (either configuration), then any word: the second pass only when the first finds too few.
+      // Operator queries: websearch syntax in either configuration.
       const run = (mode: "all" | "any") =>
         sql<{ url: string; title: string; snippet: string; rank: number; indexedAt: unknown }>`
           WITH q AS (
@@ -227,13 +262,63 @@ export const make = (options: Options = {}): Effect.Effect<PageIndex["Type"], ne
             AND NOT EXISTS (SELECT 1 FROM exc WHERE p.host_rev = exc.d OR p.host_rev LIKE exc.d || '.%')
           ORDER BY rank DESC, p.url
           LIMIT ${query.limit}`
+      // Plain words: BM25's idf of each word among the organization's live pages, then one ranked pass. A word the
+      // database's statistics list as common (ANALYZE's most common lexemes) is weighed by that frequency; the others
+      // are rare, so counting their pages exactly is cheap.
+      const weighted = (terms: ReadonlyArray<string>) =>
+        Effect.gen(function*() {
+          const n = yield* pageCount(query.orgId)
+          const common = yield* commonLexemes
+          const queryOf = (word: string) => sql`(plainto_tsquery(${config}::regconfig, ${word}) || plainto_tsquery('simple', ${word}))`
+          const lexemes = yield* sql<{ word: string; lexemes: ReadonlyArray<string> | string }>`
+            SELECT word, tsvector_to_array(to_tsvector(${config}::regconfig, word) || to_tsvector('simple', word)) AS lexemes
+            FROM jsonb_array_elements_text(${JSON.stringify(terms)}::jsonb) AS word`
+          const frequencyOf = new Map(lexemes.map((row) => {
+            const list = Array.isArray(row.lexemes) ? row.lexemes : String(row.lexemes).replace(/^\{|\}$/g, "").split(",").filter((l) => l !== "")
+            return [row.word, Math.max(0, ...list.map((lexeme) => common.get(lexeme) ?? 0))] as const
+          }))
+          const rare = terms.filter((word) => (frequencyOf.get(word) ?? 0) === 0)
+          const counts = rare.length === 0 ? [] : yield* sql<Record<string, number>>`SELECT ${
+            sql.join(", ", false)(rare.map((word, i) =>
+              sql`(SELECT count(*) FROM page_index p WHERE p.org_id = ${query.orgId} AND p.document @@ ${queryOf(word)} AND p.expires_at > now())::float8 AS ${sql.literal(`df${i}`)}`))
+          }`
+          const found = terms.flatMap((word) => {
+            const at = rare.indexOf(word)
+            const df = at >= 0 ? Number(counts[0]?.[`df${at}`] ?? 0) : Math.max(1, Math.round(frequencyOf.get(word)! * n))
+            return df === 0 ? [] : [{ word, df, idf: Math.log(1 + (Math.max(n, df) - df + 0.5) / (df + 0.5)), match: df <= Math.max(1, n / 5) }]
+          })
+          if (found.length === 0) return []
+          if (!found.some((w) => w.match)) found.forEach((w) => (w.match = true))
+          const column = (i: number) => sql.literal(`q${i}`)
+          const rank = sql.join(" + ", false)(found.map((w, i) => sql`${w.idf}::float8 * ts_rank('{0.1, 0.2, 0.4, 1.0}', p.document, q.${column(i)}, 1)`))
+          const present = sql.join(" + ", false)(found.map((_w, i) => sql`(p.document @@ q.${column(i)})::int`))
+          const selective = found.flatMap((w, i) => (w.match ? [sql`q.${column(i)}`] : []))
+          const ranked = (matching: ReturnType<ReturnType<typeof sql.join>>) => sql<{ url: string; title: string; snippet: string; rank: number; indexedAt: unknown }>`
+            WITH q AS (SELECT ${sql.join(", ", false)(found.map((w, i) => sql`${queryOf(w.word)} AS ${column(i)}`))}),
+            inc AS (SELECT jsonb_array_elements_text(${domainsJson(query.includeDomains)}::jsonb) AS d),
+            exc AS (SELECT jsonb_array_elements_text(${domainsJson(query.excludeDomains)}::jsonb) AS d)
+            SELECT p.url, p.title, p.snippet,
+              -- Lucene's classic coordination: the idf-weighted field ranks, times the share of the words present.
+              ((${rank}) * (${present})::float8 / ${found.length}::float8)::float8 AS rank,
+              (extract(epoch from p.indexed_at) * 1000)::float8 AS "indexedAt"
+            FROM page_index p, q
+            WHERE p.org_id = ${query.orgId} AND p.document @@ (${matching}) AND p.expires_at > now()
+              AND (${minIndexed}::timestamptz IS NULL OR p.indexed_at >= ${minIndexed}::timestamptz)
+              AND (NOT EXISTS (SELECT 1 FROM inc) OR EXISTS (SELECT 1 FROM inc WHERE p.host_rev = inc.d OR p.host_rev LIKE inc.d || '.%'))
+              AND NOT EXISTS (SELECT 1 FROM exc WHERE p.host_rev = exc.d OR p.host_rev LIKE exc.d || '.%')
+            ORDER BY rank DESC, p.url
+            LIMIT ${query.limit}`
+          // Pages holding every selective word first (few, so few are ranked); any of them only when those are too few.
+          const every = selective.length > 1 ? yield* ranked(sql.join(" && ", false)(selective)) : []
+          if (every.length >= query.limit) return every
+          const some = yield* ranked(sql.join(" || ", false)(selective))
+          return [...every, ...some.filter((row) => !every.some((e) => e.url === row.url))].slice(0, query.limit)
+        })
       return Effect.gen(function*() {
-        const all = yield* run("all")
-        // Quoted phrases, exclusions and OR say exactly what must match: no second pass for them.
+        // Quoted phrases, exclusions and OR say exactly what must match: websearch syntax, ranked by ts_rank.
         const operators = /"|(^|\s)-\S|\sOR\s/.test(text)
-        const rows = all.length >= query.limit || operators || text.split(/\s+/).length < 2
-          ? all
-          : [...all, ...(yield* run("any")).filter((row) => !all.some((a) => a.url === row.url))].slice(0, query.limit)
+        const terms = [...new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])].slice(0, 32)
+        const rows = operators ? yield* run("all") : terms.length === 0 ? [] : yield* weighted(terms)
         return rows.map((row) => ({ url: row.url, title: row.title, snippet: row.snippet, rank: Number(row.rank), indexedAt: Math.round(toMillis(row.indexedAt)) }))
       }).pipe(
         // A query PostgreSQL cannot read as text search (only stop words, say) finds nothing rather than failing.

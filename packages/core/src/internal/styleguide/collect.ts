@@ -75,6 +75,8 @@ export interface Control extends BoxStyle {
   readonly kind: "button" | "link"
   /** Inside `nav`, `header` or `footer`. */
   readonly chrome: boolean
+  /** It shows a label (text, or an input button's value): icon-only controls (menus, close buttons) do not. */
+  readonly labelled: boolean
 }
 
 /** A box that may be a card: padded, set off by a border, a shadow or its own background, holding text. */
@@ -243,7 +245,13 @@ export const collectInPage = async (limits: CollectLimits): Promise<PageFacts> =
     const type = tag === "input" ? String(element.getAttribute("type") ?? "").toLowerCase() : ""
     const isButton = tag === "button" || role === "button" || (tag === "input" && ["button", "submit", "reset"].includes(type))
     if ((isButton || tag === "a") && controls.length < limits.maxControls) {
-      controls.push({ ...boxOf(element, style), kind: tag === "a" && role !== "button" ? "link" : "button", chrome: element.closest("nav, header, footer") !== null })
+      const label = tag === "input" ? String(element.value ?? "") : String(element.textContent ?? "").slice(0, 200)
+      controls.push({
+        ...boxOf(element, style),
+        kind: tag === "a" && role !== "button" ? "link" : "button",
+        chrome: element.closest("nav, header, footer") !== null,
+        labelled: label.trim() !== ""
+      })
     }
     for (const prefix of ["margin", "padding"]) {
       for (const side of ["top", "right", "bottom", "left"]) {

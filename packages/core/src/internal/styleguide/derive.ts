@@ -344,12 +344,14 @@ const buttonOf = (group: ReadonlyArray<Control>): Styleguide.ButtonStyle => {
 }
 
 /**
- * The buttons: `primary` is the most saturated filled look (the more frequent of equals, then the first);
- * `secondary` the most frequent other button look, outlined or neutral; `link` the most frequent look of links drawn
- * as text, content links ahead of navigation.
+ * The buttons, among controls with a label: `primary` is the most saturated filled look (the more frequent of
+ * equals, then the first); `secondary` the most frequent other button look, outlined or neutral; `link` the most
+ * frequent look of links drawn as text, content links ahead of navigation.
  */
 export const buttonsOf = (facts: PageFacts, background: string): Styleguide.Buttons => {
-  const buttonLike = facts.controls.filter((control) =>
+  // Icon-only controls (a menu toggle, a close cross) are not the page's buttons.
+  const labelled = facts.controls.filter((control) => control.labelled)
+  const buttonLike = labelled.filter((control) =>
     control.kind === "button" || isFilled(control.backgroundColor, background) || hasBorder(control))
   const filled = clusters(buttonLike.filter((control) => isFilled(control.backgroundColor, background)))
   const ranked = [...filled].sort((a, b) =>
@@ -357,7 +359,7 @@ export const buttonsOf = (facts: PageFacts, background: string): Styleguide.Butt
   const primary = ranked[0]
   const others = clusters(buttonLike).filter((group) => primary === undefined || signatureOf(group[0]!) !== signatureOf(primary[0]!))
   const secondary = [...others].sort((a, b) => b.length - a.length)[0]
-  const textLinks = facts.controls.filter((control) => control.kind === "link" && !buttonLike.includes(control))
+  const textLinks = labelled.filter((control) => control.kind === "link" && !buttonLike.includes(control))
   const content = textLinks.filter((control) => !control.chrome)
   const linkGroups = clusters(content.length > 0 ? content : textLinks).sort((a, b) => b.length - a.length)
   return {

@@ -15,6 +15,7 @@ import { CliFailure, ExitCode } from "./internal/cli/failure.js"
 import { keysCommand } from "./internal/cli/keys.js"
 import { mapCommand } from "./internal/cli/map.js"
 import { mcpCommand } from "./internal/cli/mcp.js"
+import { brandCommand } from "./internal/cli/brand.js"
 import { naicsCommand } from "./internal/cli/naics.js"
 import { orgsCommand } from "./internal/cli/orgs.js"
 import { scrapeCommand } from "./internal/cli/scrape.js"
@@ -26,7 +27,7 @@ const NAME = "sift"
 const VERSION = "0.1.0"
 const config = CliConfig.defaultConfig
 
-const commands = [serveCommand(App.application), scrapeCommand, crawlCommand, batchCommand(App.migrations), mapCommand, naicsCommand, styleguideCommand, fontsCommand, mcpCommand, keysCommand(direct), orgsCommand(direct)] as const
+const commands = [serveCommand(App.application), scrapeCommand, crawlCommand, batchCommand(App.migrations), mapCommand, naicsCommand, brandCommand, styleguideCommand, fontsCommand, mcpCommand, keysCommand(direct), orgsCommand(direct)] as const
 
 const sift = Command.make(NAME).pipe(
   Command.withDescription(

@@ -126,11 +126,31 @@ export interface Operations {
   readonly createKey: (input: CreateKeyInput) => Effect.Effect<CreatedKey, AdminError>
   readonly listKeys: (input: { org?: string | undefined }) => Effect.Effect<ReadonlyArray<KeyView>, AdminError>
   readonly revokeKey: (input: { keyId: string }) => Effect.Effect<KeyView, AdminError>
+  /** Adds a person to an organization for the web console; answers the one-time link to choose a password. */
+  readonly createUser: (input: CreateUserInput) => Effect.Effect<CreatedUser, AdminError>
+}
+
+/** What `sift users create` sends. */
+export interface CreateUserInput {
+  readonly email: string
+  readonly org: string
+  readonly role?: "owner" | "member" | undefined
+  /** The console's origin, for the link. */
+  readonly origin: string
+}
+
+/** A person added for the console, with the link to choose a password (24 hours, once). */
+export interface CreatedUser {
+  readonly id: string
+  readonly email: string
+  readonly role: "owner" | "member"
+  readonly org: OrgView
+  readonly link: string
 }
 
 /** The operation names. */
 export const operationNames: ReadonlyArray<keyof Operations> = [
-  "createOrg", "listOrgs", "setPlan", "enableZdr", "updateOrg", "createKey", "listKeys", "revokeKey"
+  "createOrg", "listOrgs", "setPlan", "enableZdr", "updateOrg", "createKey", "listKeys", "revokeKey", "createUser"
 ]
 
 /** @category tags */

@@ -19,6 +19,7 @@ import { brandCommand } from "./internal/cli/brand.js"
 import { naicsCommand } from "./internal/cli/naics.js"
 import { orgsCommand } from "./internal/cli/orgs.js"
 import { scrapeCommand } from "./internal/cli/scrape.js"
+import { usersCommand } from "./internal/cli/users.js"
 import { serveCommand } from "./internal/cli/serve.js"
 import { fontsCommand, styleguideCommand } from "./internal/cli/styleguide.js"
 import * as HelpText from "./internal/helpText.js"
@@ -27,7 +28,7 @@ const NAME = "sift"
 const VERSION = "0.1.0"
 const config = CliConfig.defaultConfig
 
-const commands = [serveCommand(App.application), scrapeCommand, crawlCommand, batchCommand(App.migrations), mapCommand, naicsCommand, brandCommand, styleguideCommand, fontsCommand, mcpCommand, keysCommand(direct), orgsCommand(direct)] as const
+const commands = [serveCommand(App.application), scrapeCommand, crawlCommand, batchCommand(App.migrations), mapCommand, naicsCommand, brandCommand, styleguideCommand, fontsCommand, mcpCommand, keysCommand(direct), orgsCommand(direct), usersCommand(direct)] as const
 
 const sift = Command.make(NAME).pipe(
   Command.withDescription(

@@ -19,7 +19,8 @@ import { Effect } from "effect"
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as FixtureSite from "../../../core/test/support/FixtureSite.js"
-import * as ConsoleRoutes from "../../src/Console/Http.js"
+import * as Admin from "../../src/Admin.js"
+import { directOperations } from "../../src/internal/admin/direct.js"
 import * as TestService from "../support/TestService.js"
 
 const root = fileURLToPath(new URL("../../../../", import.meta.url))
@@ -72,7 +73,12 @@ const person = async (role: "owner" | "member" = "owner") => {
   const email = `ada-${Math.random().toString(36).slice(2, 8)}@lanterns.example`
   return service.run(Effect.gen(function*() {
     const org = yield* (yield* Auth.Accounts.Accounts).createOrg({ name: `console-${email}`, plan: "scale" })
-    const added = yield* Effect.orDie(ConsoleRoutes.addPerson({ orgId: org.id, email, role, origin }))
+    // The operation `sift users create EMAIL --org ORG --role ROLE` runs (directly or over the admin channel).
+    const added = yield* Effect.flatMap(Admin.AdminOperations, (operations) => operations.createUser({ email, org: org.name, role, origin })).pipe(
+      Effect.provide(directOperations),
+      Effect.orDie
+    )
+    expect(added).toMatchObject({ email, role, org: { id: org.id } })
     return { orgId: org.id, email, link: added.link }
   }))
 }
@@ -327,6 +333,35 @@ describe("the web console", () => {
     await shoot(small, "overview-phone-dark")
     await phone.close()
     await context.close()
+  })
+
+  it("sift users create refuses a taken email, an unknown organization and a bad address; an invitation link works once", async () => {
+    const first = await person()
+    const create = (input: Admin.CreateUserInput) =>
+      service.run(Effect.flip(Effect.flatMap(Admin.AdminOperations, (operations) => operations.createUser(input)).pipe(Effect.provide(directOperations))))
+    const orgOf = (await service.run(Effect.flatMap(Auth.Accounts.Accounts, (accounts) => accounts.getOrg(first.orgId))))
+    const orgName = orgOf._tag === "Some" ? orgOf.value.name : ""
+    expect(await create({ email: first.email, org: orgName, origin })).toMatchObject({ code: "INPUT_VALIDATION_ERROR", message: expect.stringContaining("already has an account") })
+    expect(await create({ email: "new@lanterns.example", org: "no-such-org", origin })).toMatchObject({ code: "NOT_FOUND" })
+    expect(await create({ email: "not an address", org: orgName, origin })).toMatchObject({ code: "INPUT_VALIDATION_ERROR" })
+    const token = new URL(first.link.replace("/#/", "/")).searchParams.get("token")
+    const set = (password: string) =>
+      fetch(`${service.baseUrl}/console/password`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ token, password }) })
+    expect((await set("short")).status).toBe(400)
+    expect((await set(PASSWORD)).status).toBe(200)
+    const again = await set(PASSWORD)
+    expect(again.status).toBe(400)
+    expect((await again.json()).message).toContain("unknown, used or expired")
+    // Five wrong passwords lock the account's sign-in, the right one too (the claim flow's lock).
+    const signIn = (password: string) =>
+      fetch(`${service.baseUrl}/console/session`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: first.email, password }) })
+    for (let i = 0; i < 5; i++) expect((await signIn("wrong password")).status).toBe(401)
+    const locked = await signIn(PASSWORD)
+    expect(locked.status).toBe(429)
+    expect((await locked.json()).error_code).toBe("RATE_LIMITED")
+    // A sign-in form posted from another site cannot send JSON: refused.
+    const form = await fetch(`${service.baseUrl}/console/session`, { method: "POST", body: new URLSearchParams({ email: first.email, password: PASSWORD }) })
+    expect(form.status).toBe(400)
   })
 
   it("mutations without the session's CSRF token are refused, on the console's routes and the API alike", async () => {

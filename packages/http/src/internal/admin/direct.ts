@@ -6,6 +6,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Auth from "@sift/auth"
 import { Effect, Layer, Option } from "effect"
 import * as Admin from "../../Admin.js"
+import * as ConsoleRoutes from "../../Console/Http.js"
 import * as RequestLog from "../../RequestLog.js"
 
 const orgView = (org: Auth.Accounts.Org): Admin.OrgView => ({
@@ -108,6 +109,15 @@ export const directOperations: Layer.Layer<
           const found = (yield* keys.list().pipe(Effect.mapError(failed("INTERNAL_ERROR")))).find((key) => key.id === input.keyId)
           if (found === undefined) return yield* new Admin.AdminError({ code: "NOT_FOUND", message: `no key ${input.keyId}` })
           return keyView(found)
+        }),
+      createUser: (input) =>
+        Effect.gen(function*() {
+          const org = yield* findOrg(input.org)
+          const added = yield* ConsoleRoutes.addPerson({ orgId: org.id, email: input.email, role: input.role ?? "owner", origin: input.origin }).pipe(
+            Effect.provideService(SqlClient.SqlClient, sql),
+            Effect.mapError((error) => "errorCode" in error ? new Admin.AdminError({ code: error.errorCode, message: error.message }) : failed("INTERNAL_ERROR")(error))
+          )
+          return { id: added.id, email: added.email, role: added.role, org: orgView(org), link: added.link }
         })
     }
     return operations

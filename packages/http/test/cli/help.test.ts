@@ -27,7 +27,7 @@ describe("sift --help through a pipe", () => {
     expect(code).toBe(0)
     expect(stdout).not.toContain(ESC)
     expect(longest(stdout)).toBeLessThanOrEqual(120)
-    for (const command of ["serve", "scrape", "crawl", "map", "naics", "styleguide", "fonts", "mcp", "keys", "keys create", "keys list", "keys revoke", "orgs", "orgs create", "orgs list"]) {
+    for (const command of ["serve", "scrape", "crawl", "batch", "batch submit", "batch list", "batch status", "batch results", "batch cancel", "map", "naics", "styleguide", "fonts", "mcp", "keys", "keys create", "keys list", "keys revoke", "orgs", "orgs create", "orgs list"]) {
       expect(stdout).toMatch(new RegExp(`^\\s*- ${command}\\b`, "m"))
     }
     // The descriptions are all there, wrapped rather than cut.
@@ -57,6 +57,16 @@ describe("sift --help through a pipe", () => {
     expect(nested.stdout).not.toContain(ESC)
     expect(longest(nested.stdout)).toBeLessThanOrEqual(120)
     expect(nested.stdout).toContain("--name")
+  })
+
+  it("sift batch submit --help lists its options and says what FILE holds", async () => {
+    const { code, stdout } = await sift(["batch", "submit", "--help"])
+    expect(code).toBe(0)
+    expect(stdout).not.toContain(ESC)
+    expect(longest(stdout)).toBeLessThanOrEqual(120)
+    expect(stdout).toContain("$ sift batch submit")
+    for (const option of ["--format", "--api", "--key", "--idempotency-key", "--webhook", "--watch", "<FILE>"]) expect(stdout).toContain(option)
+    expect(stdout.replace(/\s+/g, " ")).toContain("one URL a line, or JSON lines with url, itemId and meta")
   })
 
   it("a command-line mistake is reported on stderr without escape codes", async () => {

@@ -50,6 +50,27 @@ const Flag = (description: string) => Schema.optional(Schema.Boolean.annotations
 const Text = (description: string) => Schema.optional(Schema.String.annotations({ description }))
 const TagList = Schema.optional(ScrapeRequest.Tags.annotations({ description: "Tags recorded in the request log" }))
 
+const ProductsInput = Schema.Struct({
+  url: Text("A page to read as one product (POST /v1/brand/ai/product, 5 credits)"),
+  domain: Text("A shop's domain whose products to list (POST /v1/brand/ai/products, 10 credits)"),
+  directUrl: Text("A shop page to start listing products from instead of the domain's home page"),
+  maxProducts: Int("Products listed at most, 1 to 100 (default 12)"),
+  maxAgeMs: Int("Accept cached pages at most this old (default 7 days; 0 always fetches)"),
+  tags: TagList
+})
+
+/** The body of the products operation a `products` call stands for: `url` reads one page, else a shop's list. */
+const productsRequest = (args: Record<string, any>): InternalRequest => {
+  const { directUrl, domain, maxAgeMs, maxProducts, tags, url } = args
+  const common = { ...(maxAgeMs === undefined ? {} : { maxAgeMs }), ...(tags === undefined ? {} : { tags }) }
+  if (url !== undefined) return { method: "POST", path: "/v1/brand/ai/product", body: { url, ...common } }
+  return {
+    method: "POST",
+    path: "/v1/brand/ai/products",
+    body: { ...(domain === undefined ? {} : { domain }), ...(directUrl === undefined ? {} : { directUrl }), ...(maxProducts === undefined ? {} : { maxProducts }), ...common }
+  }
+}
+
 const ScrapeMarkdownInput = Schema.Struct({
   url: Url,
   includeLinks: Flag("Keep hyperlinks in the Markdown (default true)"),
@@ -292,6 +313,17 @@ export const tools: ReadonlyArray<Tool> = [
     scope: "api.read",
     input: FontsInput,
     request: (args) => ({ method: "GET", path: "/v1/web/fonts", query: query(args) })
+  },
+  {
+    name: "products",
+    title: "Extract products from a page or a shop",
+    description:
+      "Products read from the site itself (structured data, microdata, OpenGraph, Shopify and WooCommerce JSON): name, prices (sale and regular), " +
+      "currency, availability, variants, images, SKU, dimensions. With url: whether that page is a product page and its product " +
+      "(POST /v1/brand/ai/product; 5 credits). With domain or directUrl: up to maxProducts of the shop's products (POST /v1/brand/ai/products; 10 credits).",
+    scope: "api.read",
+    input: ProductsInput,
+    request: productsRequest
   },
   {
     name: "logs",

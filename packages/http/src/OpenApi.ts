@@ -24,6 +24,8 @@ import * as Html from "./Scrape/Html.js"
 import * as Scrape from "./Scrape/Http.js"
 import * as BatchRoutes from "./Batch/Http.js"
 import * as Crawl from "./Crawl/Http.js"
+import * as Competitors from "./Search/Competitors.js"
+import * as Search from "./Search/Http.js"
 import * as Markdown from "./Scrape/Markdown.js"
 import * as Screenshot from "./Screenshot/Http.js"
 import * as Fonts from "./Styleguide/Fonts.js"
@@ -165,6 +167,17 @@ export const document = {
         responses: { "200": { description: "{ results: [{ markdown, metadata }], metadata: { numUrls, numSucceeded, numFailed, numSkipped, maxCrawlDepth }, cache_metadata, partial? }" }, ...errors }
       }
     },
+    "/web/search": {
+      post: {
+        summary: "Search the web (SearXNG at SIFT_SEARXNG_URL) or Sift's own index of this organization's pages; optionally read each result to Markdown (1 credit + 1 per result read). Header X-Sift-Search-Source: index | searxng",
+        requestBody: bodyOf(Search.Body),
+        responses: { "200": { description: "{ query, results: [{ url, title, description, relevance, markdown: { code, markdown } }], cache_metadata, partial? }" }, "502": { $ref: "#/components/responses/Error" }, "503": { $ref: "#/components/responses/Error" }, ...errors }
+      }
+    },
+    "/web/competitors": get(Competitors.Query, "{ status, domain, target: { companyName, field, fieldDescription, websiteUrl }, competitors: [{ name, domain, url, description, confidence, sourceUrls }] }", {
+      summary: "A company's direct competitors: search evidence kept when each candidate's home page is in the target's NAICS industry (10 credits; needs SIFT_SEARXNG_URL)",
+      responses: { "502": { $ref: "#/components/responses/Error" }, "503": { $ref: "#/components/responses/Error" } }
+    }),
     "/web/scrape/markdown": get(Markdown.Query, "Markdown, metadata and cache outcome"),
     "/web/scrape/html": get(Html.Query, "HTML"),
     "/web/scrape/bytes": get(Bytes.Query, "Base64 bytes"),

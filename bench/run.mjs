@@ -29,6 +29,7 @@ function quickArgs() {
   return {
     batch: ["--quick"],
     cluster: ["--quick"],
+    console: ["--quick"],
     documents: ["1"],
     extraction: ["--limit", "40"],
     http: ["--seconds", "2", "--rounds", "1", "--warmup", "1"],

@@ -1,7 +1,7 @@
 /**
  * A fixture site with a known design, for the styleguide and font tests (core and API): an accent color (#ff5500), a
  * self-hosted `@font-face` family with a build hash in its name (real TrueType files from Debian's fonts-dejavu), a
- * Google Fonts link (the link only: tests have no network), primary and secondary buttons, an icon-only menu button, two cards, a
+ * Google Fonts link (the link only: tests have no network), primary and secondary buttons, an icon-only menu button, a screen-reader-only heading, two cards, a
  * `prefers-color-scheme: dark` block, three fonts in known proportions, plus a bot wall and a 404.
  */
 import { readFileSync } from "node:fs"
@@ -41,9 +41,11 @@ nav { display: flex; gap: 32px; padding: 4px; }
 .well { width: 200px; height: 20px; box-shadow: inset 0 1px 2px rgba(0, 0, 0, 0.2); }
 code { font-family: "Courier New", monospace; }
 .menu { width: 40px; height: 40px; background: none; border: 0; }
+.sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0, 0, 0, 0); white-space: nowrap; font-size: 10px; }
 </style></head>
 <body><header><nav><a href="/">Home</a><a href="/about">About</a></nav><button class="menu" type="button" aria-label="Menu"></button></header>
 <main>
+<h1 class="sr-only">Acme design system, for screen readers</h1>
 <h1>Design that ships</h1>
 <p>Alpha beta gamma delta epsilon zeta eta theta iota kappa.</p>
 <p>Read <a href="/docs">the docs</a> today.</p>

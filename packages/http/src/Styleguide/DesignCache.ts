@@ -76,3 +76,11 @@ export const read = (request: DesignRequest): Effect.Effect<DesignOutcome, Error
     if (design.finalDOMState === "loaded") yield* cache.set(key, encoder.encode(JSON.stringify({ v: 1, design })))
     return { design, cache: { status: "miss", age_ms: 0 } } as const
   })
+
+/**
+ * Reads a site's home page design into the cache unless a read younger than the default `maxAgeMs` is there: what a
+ * styleguide prefetch (`POST /utility/prefetch`, `type: "styleguide"`) queues, so a later `GET /web/styleguide` or
+ * `GET /web/fonts` of the domain is a hit.
+ */
+export const warm = (domain: string): Effect.Effect<DesignOutcome, Errors.ScrapeError, Cache.Cache> =>
+  read({ url: `https://${domain.trim().toLowerCase().replace(/\.$/, "")}/`, colorScheme: undefined, maxAgeMs: DEFAULT_MAX_AGE_MS, zdr: false, timeoutMs: 60_000, timeoutBehavior: "fail" })

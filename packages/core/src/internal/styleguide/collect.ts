@@ -188,8 +188,9 @@ export const collectInPage = async (limits: CollectLimits): Promise<PageFacts> =
   }
   const visible = (element: any, style: any): boolean => {
     if (style.display === "none" || style.visibility === "hidden" || style.visibility === "collapse" || Number(style.opacity) === 0) return false
+    // Boxes of a pixel or two are screen-reader-only text (the "sr-only" pattern), not what a reader sees.
     const rect = element.getBoundingClientRect()
-    return rect.width > 0 && rect.height > 0
+    return rect.width > 2 && rect.height > 2
   }
 
   const root = document.documentElement

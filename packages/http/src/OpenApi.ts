@@ -17,6 +17,8 @@ import * as Images from "./Images/Http.js"
 import * as Logs from "./Logs/Http.js"
 import * as Monitors from "./Monitors/Http.js"
 import * as Naics from "./Naics/Http.js"
+import * as ProductRoutes from "./Products/Http.js"
+import * as Sic from "./Sic/Http.js"
 import * as Parse from "./Parse/Http.js"
 import * as QueryParams from "./QueryParams.js"
 import * as Bytes from "./Scrape/Bytes.js"
@@ -179,16 +181,16 @@ export const document = {
       responses: { "502": { $ref: "#/components/responses/Error" }, "503": { $ref: "#/components/responses/Error" } }
     }),
     "/web/scrape/markdown": get(Markdown.Query, "Markdown, metadata and cache outcome"),
-    "/web/scrape/html": get(Html.Query, "HTML"),
+    "/web/scrape/html": get(Html.Query, "HTML, and extracted (the extractRules' fields) when extractRules is given"),
     "/web/scrape/bytes": get(Bytes.Query, "Base64 bytes"),
     "/web/scrape/images": get(Images.Query, "Images with url, alt, width, height, classification, fileUrl"),
     "/web/scrape/screenshot": get(
       Screenshot.ScrapeScreenshotQuery,
-      "screenshot (data URL), width, height, url, screenshotType, finalDOMState, cache_metadata (hit for a cached screenshot)"
+      "code: 200, screenshot (data URL), width, height, url, screenshotType, finalDOMState, cache_metadata (hit for a cached screenshot)"
     ),
     "/web/screenshot": get(
       Screenshot.ScreenshotQuery,
-      "screenshot (data URL), width, height, url, screenshotType, finalDOMState, cache_metadata (hit for a cached screenshot)",
+      "code: 200, screenshot (data URL), width, height, url, screenshotType, finalDOMState, cache_metadata (hit for a cached screenshot)",
       { responses: { "404": { $ref: "#/components/responses/Error" } } }
     ),
     "/web/styleguide": get(
@@ -236,6 +238,24 @@ export const document = {
       summary: "Classify a company (domain, URL or name) into NAICS 2022 codes (1 credit)",
       responses: { "503": { $ref: "#/components/responses/Error" } }
     }),
+    "/web/sic": get(Sic.Query, "{ status, domain, type: 'sic', classification, codes: [{ code, name, confidence, majorGroup?, majorGroupName?, office? }], partial? }", {
+      summary: "Classify a company (domain, URL or name) into SIC codes: the 1987 manual (original_sic) or the SEC's list (latest_sec) (1 credit)",
+      responses: { "503": { $ref: "#/components/responses/Error" } }
+    }),
+    "/brand/ai/product": {
+      post: {
+        summary: "Whether a URL is a product detail page, and its product from structured data, microdata, OpenGraph and shop JSON (5 credits; a bot wall is 400 WEBSITE_ACCESS_ERROR)",
+        requestBody: bodyOf(ProductRoutes.ProductBody),
+        responses: { "200": { description: "{ is_product_page, platform, product: { name, description, price, regular_price, currency, availability, variants, images, ... } | null, cache_metadata }" }, ...errors }
+      }
+    },
+    "/brand/ai/products": {
+      post: {
+        summary: "A shop's products from Shopify products.json, the WooCommerce Store API, lists, links and the sitemap (10 credits)",
+        requestBody: bodyOf(ProductRoutes.ProductsBody),
+        responses: { "200": { description: "{ products: [Product], partial?, cache_metadata }" }, ...errors }
+      }
+    },
     "/brand/retrieve": {
       post: {
         summary: "Retrieve a brand (logos, colors, backdrops, socials, links, contacts, address, industries, stock) by domain, direct URL, email, name, ticker or transaction (10 credits; a kept brand younger than maxAgeMs answers as a hit)",

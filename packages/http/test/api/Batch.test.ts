@@ -25,7 +25,16 @@ const listen = async (server: Server) => {
 const page = (title: string) =>
   `<!doctype html><html lang="en"><head><title>${title}</title></head><body><main><h1>${title}</h1><p>About ${title}, in a few words.</p></main></body></html>`
 
-// The site: /p/* pages, /missing/* 404s, /slow/* pages after 1.5 s.
+// An anti-bot interstitial: WEBSITE_BLOCKED.
+const botWall = `<!doctype html><html><head><title>Just a moment...</title></head><body>
+<div id="challenge-running">Checking if the site connection is secure</div>
+<div class="cf-browser-verification">Enable JavaScript and cookies to continue</div>
+<script src="/cdn-cgi/challenge-platform/h/b/orchestrate/jsch/v1"></script></body></html>`
+
+const linking = (title: string, links: ReadonlyArray<string>) =>
+  page(title).replace("</main>", links.map((l) => `<p><a href="${l}">${l}</a></p>`).join("") + "</main>")
+
+// The site: /p/* pages, /missing/* 404s, /slow/* pages after 1.5 s, /site/ a small linked site.
 let site: { url: string; close: () => Promise<void> }
 interface Received {
   readonly headers: IncomingMessage["headers"]
@@ -37,6 +46,10 @@ beforeAll(async () => {
   const server = createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0]!
     if (path.startsWith("/missing/")) return void res.writeHead(404, { "content-type": "text/html" }).end("<html><body><h1>Not found</h1></body></html>")
+    if (path === "/site/") return void res.writeHead(200, { "content-type": "text/html" }).end(linking("Home", ["/site/a", "/site/b", "/site/b#top", "/elsewhere"]))
+    if (path === "/site/a") return void res.writeHead(200, { "content-type": "text/html" }).end(linking("A", ["/site/a/deep"]))
+    if (path.startsWith("/site/")) return void res.writeHead(200, { "content-type": "text/html" }).end(linking(`Page ${path}`, ["/site/"]))
+    if (path === "/blocked") return void res.writeHead(200, { "content-type": "text/html" }).end(botWall)
     if (path.startsWith("/slow/")) {
       setTimeout(() => res.writeHead(200, { "content-type": "text/html" }).end(page(`Slow ${path}`)), 1_500)
       return
@@ -49,8 +62,9 @@ beforeAll(async () => {
     let body = ""
     req.on("data", (chunk) => (body += chunk))
     req.on("end", () => {
-      received.push({ headers: req.headers, body })
-      res.writeHead(200).end()
+      received.push({ headers: req.headers, body: req.url === "/fail" ? `fail ${body}` : body })
+      // /fail is a receiver that is down.
+      res.writeHead(req.url === "/fail" ? 503 : 200).end()
     })
   })
   receiver = { url: `${await listen(hooks)}/hook`, received, close: () => new Promise((r) => hooks.close(() => r())) }
@@ -278,7 +292,7 @@ for (const backend of backends) {
       expect(made.webhook_secret).toMatch(/^whsec_/)
       const batch = await settled(client, made.id)
       const event = await eventually(async () =>
-        receiver.received.find((r) => JSON.parse(r.body).data?.batch?.id === made.id), 30_000)
+        receiver.received.find((r) => !r.body.startsWith("fail ") && JSON.parse(r.body).data?.batch?.id === made.id), 30_000)
       expect(event.headers["x-service-event"]).toBe("batch.completed")
       expect(verify(String(event.headers["x-service-signature"]), event.body, made.webhook_secret!)).toBe(true)
       const payload = JSON.parse(event.body)
@@ -295,6 +309,57 @@ for (const backend of backends) {
       const other = clientOf((await service.key()).secret)
       expect((await other.webhooks.deliveries.list({ type: "batch" })).data).toEqual([])
       expect(batch.status).toBe("completed")
+    }, 60_000)
+
+    it("crawls a site from a start URL: the reservation is a ceiling, what was not read is refunded; page errors grouped by code", async () => {
+      const key = await service.key({ credits: 100 })
+      const client = clientOf(key.secret)
+      const made = await client.batch.submit({
+        input: { mode: "crawl", data: { format: "markdown", source: { type: "start_url", url: `${site.url}/site/`, controls: { maxDepth: 1, maxUrls: 10 } } } }
+      }) as Submitted
+      expect(made.input).toEqual({ duplicates: 0, invalid: null, reserved: 10, reserved_is_ceiling: true, submitted: null })
+      expect(made.crawl).toMatchObject({ follow_subdomains: false, max_depth: 1, max_pages: 10, source: { type: "start_url", url: `${site.url}/site/` } })
+      const batch = await settled(client, made.id)
+      const records = await allResults(client, made.id, 100)
+      // The start, then /site/a and /site/b at depth 1 (not /site/a/deep at depth 2, nor /elsewhere outside /site/... which is in scope: same site).
+      const urls = records.map((r) => r["url"])
+      expect(urls.slice(0, 3)).toEqual([`${site.url}/site/`, `${site.url}/site/a`, `${site.url}/site/b`])
+      expect(urls).not.toContain(`${site.url}/site/a/deep`)
+      expect(batch.progress.pending).toBe(0)
+      expect(batch.credits.refunded).toBe(10 - batch.progress.succeeded)
+      expect(await balance(key.orgId)).toBe(100 - batch.progress.succeeded)
+
+      // Errors of two kinds: grouped by code, the most frequent first.
+      const failing = await client.batch.submit({
+        input: { mode: "scrape", data: { format: "markdown", urls: [{ url: `${site.url}/missing/1` }, { url: `${site.url}/missing/2` }, { url: `${site.url}/blocked` }, { url: `${site.url}/p/fine` }] } }
+      })
+      const failed = await settled(client, failing.id)
+      expect(failed.progress).toEqual({ failed: 3, pending: 0, succeeded: 1 })
+      expect(failed.page_errors).toEqual([{ code: "WEBSITE_ACCESS_ERROR", count: 2 }, { code: "WEBSITE_BLOCKED", count: 1 }])
+      const codes = (await allResults(client, failing.id, 10)).flatMap((r) => r["status"] === "error" ? [r["error_code"]] : [])
+      expect(codes.filter((c) => c === failed.page_errors[0]!.code)).toHaveLength(2)
+    }, 60_000)
+
+    it("a legacy webhookUrl gets one attempt and one quick retry; the submission's log row records the credits reserved", async () => {
+      const key = await service.key({ credits: 100 })
+      const client = clientOf(key.secret)
+      const made = await client.batch.submit({
+        input: { mode: "scrape", data: { format: "markdown", urls: [{ url: `${site.url}/p/legacy` }] } },
+        webhookUrl: receiver.url.replace("/hook", "/fail")
+      }) as Submitted
+      expect(made.webhook_secret).toBeUndefined()
+      await settled(client, made.id)
+      const deliveryId = await eventually(async () => (await client.batch.retrieve(made.id) as Batch & { webhook_delivery_id?: string }).webhook_delivery_id)
+      const delivery = await eventually(async () => {
+        const found = await client.webhooks.deliveries.retrieve(deliveryId) as unknown as { status: string }
+        return found.status === "failed" ? found : undefined
+      }, 20_000)
+      expect(delivery.status).toBe("failed")
+      expect((await client.webhooks.deliveries.listAttempts(deliveryId)).data).toHaveLength(2)
+      expect(receiver.received.filter((r) => r.body.startsWith("fail ") && r.body.includes(made.id))).toHaveLength(2)
+
+      const logged = await fetch(`${service.baseUrl}/logs/${made.request_id}`, { headers: { authorization: `Bearer ${key.secret}` } })
+      expect(await logged.json()).toMatchObject({ data: { request_id: made.request_id, status_code: 200, credits_used: 1 } })
     }, 60_000)
 
     it("deletes results 7 days after settlement: results null, /results 404 saying they expired, files gone", async () => {

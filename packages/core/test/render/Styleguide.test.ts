@@ -107,6 +107,38 @@ describe("Styleguide.read (Chromium)", { timeout: 60_000 }, () => {
     expect(site.exchanges.some((e) => e.path === "/fonts/brand-sans-400.ttf")).toBe(true)
   })
 
+  it("a dark-first page of another make: oklch and rgba colors, an @import of Google Fonts, a submit input as primary", async () => {
+    const design = await runtime.runPromise(Styleguide.read({ url: `${site.url}/night` }))
+    const guide = design.styleguide
+    // oklch(62.8% 0.2577 29.23) is sRGB red.
+    expect(guide.colors).toEqual({ accent: "#ff0000", background: "#111827", text: "#e5e7eb" })
+    expect(guide.mode).toBe("dark")
+    expect(guide.typography.headings.h1).toEqual({
+      fontFamily: "Inter", fontFallbacks: ["Inter", "system-ui", "sans-serif"], fontSize: "40px", fontWeight: 800, lineHeight: "44px", letterSpacing: "0.5px"
+    })
+    const { link, primary, secondary } = guide.components.button
+    expect(primary).toMatchObject({ backgroundColor: "#ff0000", color: "#ffffff", borderRadius: "9999px", borderWidth: "2px", borderColor: "#00000000", padding: "8px 16px", fontWeight: 600 })
+    // A transparent border still takes room: the CSS keeps it, so the button keeps its size.
+    expect(primary?.css).toContain("border: 2px solid #00000000;")
+    expect(secondary).toMatchObject({ backgroundColor: "#00000000", borderColor: "#ffffff33", borderWidth: "1px", color: "#e5e7eb" })
+    expect(link).toMatchObject({ color: "#60a5fa", textDecoration: "none" })
+    expect(guide.components.card).toBeUndefined()
+    expect(guide.shadows).toEqual({ sm: "none", md: "none", lg: "none", xl: "none", inner: "none" })
+    expect(guide.fontLinks).toEqual({
+      Inter: {
+        type: "google",
+        category: "sans-serif",
+        files: {
+          "400": "https://fonts.googleapis.com/css2?family=Inter:wght@400&display=swap",
+          "600": "https://fonts.googleapis.com/css2?family=Inter:wght@600&display=swap"
+        }
+      }
+    })
+    expect(design.fonts).toEqual([
+      { font: "Inter", fallbacks: ["system-ui", "sans-serif"], num_elements: 6, num_words: 23, percent_elements: 100, percent_words: 100, uses: ["a", "button", "h1", "p"] }
+    ])
+  })
+
   it("emulates prefers-color-scheme: dark flips the background, the text and the mode", async () => {
     const design = await runtime.runPromise(Styleguide.read({ url: `${site.url}/`, colorScheme: "dark" }))
     expect(design.styleguide.colors).toEqual({ accent: "#ff5500", background: "#0f1115", text: "#f2f2f2" })

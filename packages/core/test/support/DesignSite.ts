@@ -59,12 +59,31 @@ code { font-family: "Courier New", monospace; }
 <pre><code>npm install acme</code></pre>
 </main></body></html>`
 
+/**
+ * A dark-first page of another make: colors in oklch and rgba, a Google font by `@import` in an inline sheet, a submit
+ * input as the primary button, a ghost button with a translucent border, links in another color than the accent.
+ */
+export const night = `<!doctype html><html><head><title>Night</title><style>
+@import url("https://fonts.googleapis.com/css2?family=Inter:wght@400;600&display=swap");
+:root { --brand: oklch(62.8% 0.2577 29.23); }
+body { margin: 0; background: #111827; color: #e5e7eb; font-family: Inter, system-ui, sans-serif; font-size: 15px; }
+h1 { font-size: 40px; font-weight: 800; line-height: 1.1; letter-spacing: 0.5px; }
+a { color: #60a5fa; text-decoration: none; }
+.cta { background: var(--brand); color: white; border: 2px solid transparent; border-radius: 9999px; padding: 8px 16px;
+  font: 600 14px/20px Inter, sans-serif; }
+.ghost { background: transparent; color: #e5e7eb; border: 1px solid rgba(255, 255, 255, 0.2); border-radius: 9999px;
+  padding: 8px 16px; font: 600 14px/20px Inter, sans-serif; }
+</style></head><body><main><h1>Night mode</h1><p>Everything you need to ship at night, in one place.</p>
+<form><input class="cta" type="submit" value="Subscribe"></form><button class="ghost" type="button">Learn more</button>
+<p>Questions? <a href="/faq">Read the answers</a> or <a href="/contact">write to us</a>.</p></main></body></html>`
+
 /** A Cloudflare challenge page. */
 export const wall = `<!doctype html><html><head><title>Just a moment...</title></head><body><div id="challenge-form">Checking your browser</div></body></html>`
 
 /** The routes of the design site. */
 export const routes = (): FixtureSite.Routes => ({
   "/": FixtureSite.html(home),
+  "/night": FixtureSite.html(night),
   "/fonts/brand-sans-400.ttf": FixtureSite.html(readFileSync(`${FONT_DIR}/DejaVuSans.ttf`), { contentType: "font/ttf" }),
   "/fonts/brand-sans-700.ttf": FixtureSite.html(readFileSync(`${FONT_DIR}/DejaVuSans-Bold.ttf`), { contentType: "font/ttf" }),
   "/wall": FixtureSite.html(wall, { status: 403 }),

@@ -283,7 +283,9 @@ const typographyOf = (box: BoxStyle): Styleguide.TextStyle => {
   }
 }
 
-const hasBorder = (box: BoxStyle) => box.borderStyle !== "none" && box.borderStyle !== "hidden" && parseFloat(box.borderWidth) > 0 && box.borderColor.alpha > 0
+/** A border that takes room (a transparent one too: it keeps a button's size), and one that shows. */
+const hasBorderBox = (box: BoxStyle) => box.borderStyle !== "none" && box.borderStyle !== "hidden" && parseFloat(box.borderWidth) > 0
+const hasBorder = (box: BoxStyle) => hasBorderBox(box) && box.borderColor.alpha > 0
 
 /** What makes two controls look alike: the members a reader would see. */
 const signatureOf = (box: BoxStyle) =>
@@ -326,7 +328,7 @@ const buttonOf = (group: ReadonlyArray<Control>): Styleguide.ButtonStyle => {
       ["font-size", box.fontSize],
       ["font-weight", String(weightNumber(box.fontWeight))],
       ["padding", box.padding],
-      ["border", hasBorder(box) ? `${box.borderWidth} ${box.borderStyle} ${hexOf(box.borderColor)}` : "none"],
+      ["border", hasBorderBox(box) ? `${box.borderWidth} ${box.borderStyle} ${hexOf(box.borderColor)}` : "none"],
       ["border-radius", box.borderRadius],
       ["box-shadow", box.boxShadow],
       ["text-decoration", box.textDecorationLine + (decorationColor === undefined ? "" : ` ${decorationColor}`)],
@@ -386,7 +388,7 @@ export const cardOf = (cards: ReadonlyArray<CardCandidate>): Styleguide.CardStyl
       ["background-color", hexOf(box.backgroundColor)],
       ["color", hexOf(box.color)],
       ["padding", box.padding],
-      ["border", hasBorder(box) ? `${box.borderWidth} ${box.borderStyle} ${hexOf(box.borderColor)}` : "none"],
+      ["border", hasBorderBox(box) ? `${box.borderWidth} ${box.borderStyle} ${hexOf(box.borderColor)}` : "none"],
       ["border-radius", box.borderRadius],
       ["box-shadow", box.boxShadow]
     ]),

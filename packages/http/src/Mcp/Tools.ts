@@ -10,6 +10,7 @@ import { ScrapeRequest } from "@sift/core"
 import { MonitorSpec } from "@sift/monitors"
 import { JSONSchema, Schema } from "effect"
 import * as Crawl from "../Crawl/Http.js"
+import * as Search from "../Search/Http.js"
 
 /** An OAuth scope of the tool server (decisions §10): read-only tokens call read tools only. */
 export type Scope = "api.read" | "api.write"
@@ -223,6 +224,17 @@ export const tools: ReadonlyArray<Tool> = [
     scope: "api.read",
     input: Crawl.Body,
     request: (args) => ({ method: "POST", path: "/v1/web/crawl", body: args })
+  },
+  {
+    name: "search",
+    title: "Search the web or Sift's own page index",
+    description:
+      "Search with the configured engine (SearXNG), or Sift's own index of pages this organization has scraped or crawled when the query " +
+      "is scoped (site: or includeDomains) to sites it holds or no engine is configured; results carry title, description and a relevance " +
+      "tier, and with markdownOptions.enabled each page as Markdown (POST /v1/web/search; 1 credit + 1 per result read).",
+    scope: "api.read",
+    input: Search.Body,
+    request: (args) => ({ method: "POST", path: "/v1/web/search", body: args })
   },
   {
     name: "batch_submit",

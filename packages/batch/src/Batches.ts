@@ -29,8 +29,8 @@ export const QUEUE = "batch-drive"
 /** How long an `Idempotency-Key` is remembered. */
 export const IDEMPOTENCY_MS = 24 * 3600 * 1000
 
-/** Active batches (`queued`, `running`, `cancelling`) per organization, by plan (wave2 §21.5). */
-export const activeLimits: Readonly<Record<string, number>> = { free: 1, hobby: 2, starter: 5, pro: 10, scale: 25 }
+/** Active batches (`queued`, `running`, `cancelling`) per organization, by plan (wave2 §21.5; enterprise as scale). */
+export const activeLimits: Readonly<Record<string, number>> = { free: 1, hobby: 2, starter: 5, pro: 10, scale: 25, enterprise: 25 }
 
 /** The caller, as batch operations need it. */
 export interface Owner {

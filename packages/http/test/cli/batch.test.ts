@@ -3,10 +3,12 @@ import { Effect } from "effect"
 import { execFile } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
+import { PassThrough } from "node:stream"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as FixtureSite from "../../../core/test/support/FixtureSite.js"
+import { progressDisplay, readUrlList } from "../../src/internal/cli/batch.js"
 import * as TestService from "../support/TestService.js"
 
 const bin = fileURLToPath(new URL("../../src/bin.ts", import.meta.url))
@@ -227,4 +229,51 @@ describe("sift batch --api (against a server)", () => {
     expect(html.code).toBe(2)
     expect(html.stderr).toContain("INPUT_VALIDATION_ERROR")
   }, 120_000)
+})
+
+describe("the progress display", () => {
+  const sink = (tty: boolean) => {
+    let text = ""
+    const stream = Object.assign(new PassThrough(), { isTTY: tty, columns: 160 })
+    stream.on("data", (chunk) => (text += chunk))
+    return { stream: stream as unknown as NodeJS.WriteStream, text: () => text }
+  }
+
+  it("draws a bar with done/total, failed, pending, rate and ETA on a terminal", async () => {
+    const out = sink(true)
+    const display = progressDisplay("batch_x", out.stream)
+    display.update("running", { succeeded: 1, failed: 0, pending: 9 })
+    await new Promise((r) => setTimeout(r, 250))
+    display.update("running", { succeeded: 5, failed: 1, pending: 4 })
+    display.stop()
+    expect(out.text()).toContain("\x1b[")
+    expect(out.text()).toMatch(/batch_x running .* 6\/10 pages \| 1 failed \| 4 pending \| [0-9.]+\/s \| ETA /)
+  })
+
+  it("writes plain lines when not a terminal: a changed state at most every interval, and always the final one", () => {
+    const out = sink(false)
+    const display = progressDisplay("batch_y", out.stream, 60_000)
+    display.update("running", { succeeded: 1, failed: 0, pending: 3 })
+    display.update("running", { succeeded: 2, failed: 0, pending: 2 })
+    display.update("completed", { succeeded: 3, failed: 1, pending: 0 })
+    const lines = out.text().trim().split("\n")
+    expect(lines).toHaveLength(2)
+    expect(lines[0]).toMatch(/^batch_y running: 1 succeeded, 0 failed, 3 pending; [0-9.]+ pages\/s/)
+    expect(lines[1]).toMatch(/^batch_y completed: 3 succeeded, 1 failed, 0 pending; /)
+    expect(out.text()).not.toContain("\x1b[")
+  })
+})
+
+describe("reading a URL list", () => {
+  it("takes URLs and JSON lines, skips blanks and comments, and names the line of a mistake", () => {
+    const read = (text: string) => Effect.runSync(Effect.either(readUrlList(text, "list.txt")))
+    const both = read("# c\nhttps://a.test/\n\n{\"url\":\"https://b.test/\",\"itemId\":\"b\",\"meta\":{\"n\":1}}\n")
+    expect(both._tag === "Right" && both.right).toEqual([{ url: "https://a.test/" }, { url: "https://b.test/", itemId: "b", meta: { n: 1 } }])
+    const twoOnALine = read("https://a.test/ https://b.test/")
+    expect(twoOnALine._tag === "Left" && twoOnALine.left.message).toContain("list.txt line 1: one URL a line")
+    const noUrl = read("{\"itemId\":\"x\"}")
+    expect(noUrl._tag === "Left" && noUrl.left.message).toMatch(/list\.txt line 1: .*url/)
+    const empty = read("# nothing\n")
+    expect(empty._tag === "Left" && empty.left.errorCode).toBe("INPUT_VALIDATION_ERROR")
+  })
 })

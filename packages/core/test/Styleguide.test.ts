@@ -89,6 +89,14 @@ describe("styleguide derivations", () => {
     expect(links).toEqual({ Inter: { type: "google", category: "sans-serif", files: { "400": "https://fonts.gstatic.com/s/inter/latin.woff2" } } })
   })
 
+  it("fontLinks: keyed by the family as the page's stacks spell it (CSS matches names case-insensitively)", () => {
+    const links = Derive.fontLinksOf(facts({
+      stacks: ["\"Brand Grotesk\", sans-serif"],
+      fontFaces: [{ family: "brand grotesk", weight: "400", style: "normal", src: ["https://a.test/g.woff2"] }]
+    }))
+    expect(links).toEqual({ "Brand Grotesk": { type: "custom", displayName: "Brand Grotesk", files: { "400": "https://a.test/g.woff2" } } })
+  })
+
   it("fontLinks: a self-hosted face prefers WOFF2; a face served from fonts.gstatic.com is Google's", () => {
     const links = Derive.fontLinksOf(facts({
       stacks: ["Brand, Lato"],

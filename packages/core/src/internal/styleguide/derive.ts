@@ -195,15 +195,18 @@ const googleCssUrl = (family: string, weight: string) =>
  * others are `custom`, with a display name.
  */
 export const fontLinksOf = (facts: PageFacts): Record<string, Styleguide.FontLinks> => {
-  const used = new Set<string>()
-  for (const stack of facts.stacks) for (const family of familiesOf(stack)) if (!isGeneric(family)) used.add(family.toLowerCase())
+  // Family names match case-insensitively (as in CSS); the key is the name as the page's stacks spell it.
+  const used = new Map<string, string>()
+  for (const stack of facts.stacks) {
+    for (const family of familiesOf(stack)) if (!isGeneric(family) && !used.has(family.toLowerCase())) used.set(family.toLowerCase(), family)
+  }
   const links: Record<string, Styleguide.FontLinks> = {}
   const add = (family: string, type: "google" | "custom", weight: string, url: string) => {
-    if (!used.has(family.toLowerCase())) return
-    const key = Object.keys(links).find((name) => name.toLowerCase() === family.toLowerCase()) ?? family
+    const key = used.get(family.toLowerCase())
+    if (key === undefined) return
     const entry = links[key] ?? (links[key] = type === "google"
       ? { files: {}, type, ...withCategory(family) }
-      : { files: {}, type, displayName: displayNameOf(family) })
+      : { files: {}, type, displayName: displayNameOf(key) })
     if (Object.keys(entry.files).length < 20 && entry.files[weight] === undefined) (entry.files as Record<string, string>)[weight] = url
   }
   const addFace = (face: FontFace, google: boolean) => {

@@ -4,10 +4,18 @@
  * Google Fonts link (the link only: tests have no network), primary and secondary buttons, an icon-only menu button, a screen-reader-only heading, two cards, a
  * `prefers-color-scheme: dark` block, three fonts in known proportions, plus a bot wall and a 404.
  */
-import { readFileSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync } from "node:fs"
+import { join } from "node:path"
 import * as FixtureSite from "./FixtureSite.js"
 
-const FONT_DIR = "/usr/share/fonts/truetype/dejavu"
+/** A real TrueType file: DejaVu (fonts-dejavu-core, which Chromium's fontconfig brings), else any installed one. */
+const fontFile = (name: string): Uint8Array => {
+  const preferred = join("/usr/share/fonts/truetype/dejavu", name)
+  if (existsSync(preferred)) return readFileSync(preferred)
+  const any = (readdirSync("/usr/share/fonts", { recursive: true }) as Array<string>).find((file) => file.endsWith(".ttf"))
+  if (any === undefined) throw new Error("no TrueType font under /usr/share/fonts for the design fixture")
+  return readFileSync(join("/usr/share/fonts", any))
+}
 
 /** The home page. Word counts by font: BrandSans 43 words in 10 elements, Playfair Display 9 in 4, Courier New 3 in 1. */
 export const home = `<!doctype html><html lang="en"><head><title>Acme Design</title>
@@ -84,8 +92,8 @@ export const wall = `<!doctype html><html><head><title>Just a moment...</title><
 export const routes = (): FixtureSite.Routes => ({
   "/": FixtureSite.html(home),
   "/night": FixtureSite.html(night),
-  "/fonts/brand-sans-400.ttf": FixtureSite.html(readFileSync(`${FONT_DIR}/DejaVuSans.ttf`), { contentType: "font/ttf" }),
-  "/fonts/brand-sans-700.ttf": FixtureSite.html(readFileSync(`${FONT_DIR}/DejaVuSans-Bold.ttf`), { contentType: "font/ttf" }),
+  "/fonts/brand-sans-400.ttf": FixtureSite.html(fontFile("DejaVuSans.ttf"), { contentType: "font/ttf" }),
+  "/fonts/brand-sans-700.ttf": FixtureSite.html(fontFile("DejaVuSans-Bold.ttf"), { contentType: "font/ttf" }),
   "/wall": FixtureSite.html(wall, { status: 403 }),
   "/challenge": FixtureSite.html(wall),
   "/missing": FixtureSite.status(404)

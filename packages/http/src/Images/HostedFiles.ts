@@ -11,7 +11,7 @@ import { Batches } from "@sift/batch"
 import type { ImageEnrich } from "@sift/core"
 import { BlobStore } from "@sift/store"
 import { Clock, Config, Effect, Option } from "effect"
-import { randomBytes, randomUUID } from "node:crypto"
+import { createHash, randomBytes, randomUUID } from "node:crypto"
 
 /** How long a hosted file is served. */
 export const TTL_MS = 24 * 60 * 60 * 1000
@@ -55,6 +55,32 @@ export const host = (origin: string) => (file: ImageEnrich.ImageFile) =>
     if (now - lastSweep > SWEEP_EVERY_MS) {
       lastSweep = now
       yield* sweep.pipe(Effect.provideService(BlobStore.BlobStore, blobs), Effect.catchAll(() => Effect.void), Effect.forkDaemon)
+    }
+    return `${origin}${PATH_PREFIX}${id}`
+  }).pipe(Effect.orDie)
+
+// Content-hosted ids written within the last hour, per store, so a repeated answer (a cached screenshot) is not
+// written again.
+const REWRITE_AFTER_MS = 60 * 60 * 1000
+const recentlyHosted = new WeakMap<object, Map<string, number>>()
+
+/**
+ * Stores bytes under an id derived from their SHA-256 (the same bytes, the same URL; anyone who can name it already
+ * has the bytes) and returns their URL, served for 24 hours from the last time they were stored.
+ */
+export const hostContent = (origin: string) => (file: { readonly bytes: Uint8Array; readonly contentType: string }) =>
+  Effect.gen(function*() {
+    const digest = createHash("sha256").update(file.bytes).digest()
+    const id = "file_" + Array.from(digest, (byte) => BASE62[byte % 62]).join("")
+    const now = yield* Clock.currentTimeMillis
+    const blobs = yield* BlobStore.BlobStore
+    const recent = recentlyHosted.get(blobs) ?? new Map<string, number>()
+    recentlyHosted.set(blobs, recent)
+    if (now - (recent.get(id) ?? 0) > REWRITE_AFTER_MS) {
+      yield* blobs.put(KEY_PREFIX + id, file.bytes, { contentType: file.contentType })
+      recent.delete(id)
+      if (recent.size >= 10_000) recent.delete(recent.keys().next().value!)
+      recent.set(id, now)
     }
     return `${origin}${PATH_PREFIX}${id}`
   }).pipe(Effect.orDie)

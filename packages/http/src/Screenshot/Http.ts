@@ -8,7 +8,10 @@
 import { type Cache, Errors, type Fetcher, Html, Pipeline, type ScrapeRequest, Screenshot } from "@sift/core"
 import { Clock, Effect, Schema } from "effect"
 import type { Element, Root, RootContent } from "hast"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import type { BlobStore } from "@sift/store"
 import { ApiFailure } from "../ErrorMapping.js"
+import * as HostedFiles from "../Images/HostedFiles.js"
 import * as QueryParams from "../QueryParams.js"
 import type { Caller, Handler } from "../RequestPipeline.js"
 import * as ScrapeQuery from "../Scrape/ScrapeQuery.js"
@@ -205,13 +208,15 @@ const run = (_caller: Caller, input: ScreenshotInput) =>
       shot = { contentType: "image/png", bytes: slice.bytes }
       size = { width: slice.width, height: slice.height }
     }
+    // The SDK: "Public image URL for standard requests, or an in-memory data URL when ZDR is enabled" (wave2 §5).
+    const screenshot = request.zdr === "enabled" ? Screenshot.toDataUrl(shot) : yield* HostedFiles.hostContent(yield* HostedFiles.publicOrigin)(shot)
     return {
       body: {
         success: true,
         status: "ok",
         // The SDK's `code` (wave2 §5): the outcome as an HTTP status.
         code: 200,
-        screenshot: Screenshot.toDataUrl(shot),
+        screenshot,
         width: size.width,
         height: size.height,
         url: outcome.screenshot.url,
@@ -224,7 +229,13 @@ const run = (_caller: Caller, input: ScreenshotInput) =>
     }
   })
 
-type ScreenshotHandler = Handler<ScreenshotInput, Errors.InvalidRequest, never, Errors.ScrapeError | ApiFailure, Fetcher.Fetcher | Cache.Cache>
+type ScreenshotHandler = Handler<
+  ScreenshotInput,
+  Errors.InvalidRequest,
+  never,
+  Errors.ScrapeError | ApiFailure,
+  Fetcher.Fetcher | Cache.Cache | BlobStore.BlobStore | HttpServerRequest.HttpServerRequest
+>
 
 /** `GET /web/scrape/screenshot?url=`: 1 credit. */
 export const scrapeScreenshot: ScreenshotHandler = {

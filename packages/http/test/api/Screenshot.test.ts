@@ -15,12 +15,21 @@ html, body { margin: 0; background: #ffffff; }
 #tall { height: 1800px; }
 </style></head><body><div id="tall"></div><div id="red"></div><div id="blue"></div></body></html>`
 
-const pixels = async (dataUrl: string) => {
-  const match = /^data:(image\/[a-z]+);base64,(.+)$/.exec(dataUrl)
-  expect(match).not.toBeNull()
-  const { data, info } = await sharp(Buffer.from(match![2]!, "base64")).removeAlpha().raw().toBuffer({ resolveWithObject: true })
+/** A screenshot's type and bytes: a data URL (ZDR, POST /web/scrape) or the hosted URL the GET endpoints answer with (fetched without a key). */
+const imageOf = async (screenshot: string): Promise<{ contentType: string; bytes: Buffer }> => {
+  const match = /^data:(image\/[a-z]+);base64,(.+)$/.exec(screenshot)
+  if (match !== null) return { contentType: match[1]!, bytes: Buffer.from(match[2]!, "base64") }
+  expect(screenshot).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1\/files\/file_[0-9A-Za-z]{32}$/)
+  const response = await fetch(screenshot)
+  expect(response.status).toBe(200)
+  return { contentType: response.headers.get("content-type")!, bytes: Buffer.from(await response.arrayBuffer()) }
+}
+
+const pixels = async (screenshot: string) => {
+  const image = await imageOf(screenshot)
+  const { data, info } = await sharp(image.bytes).removeAlpha().raw().toBuffer({ resolveWithObject: true })
   return {
-    contentType: match![1],
+    contentType: image.contentType,
     width: info.width,
     height: info.height,
     rgb: (x: number, y: number) => Array.from(data.subarray((y * info.width + x) * info.channels, (y * info.width + x) * info.channels + 3))
@@ -324,7 +333,7 @@ for (const backend of backends) {
       // The GET endpoints read the same entry for the same pixels.
       const viaGet = await scrapeShot(secret, "/post")
       expect([viaGet.body.cache_metadata.status, renders("/post")]).toEqual(["hit", 1])
-      expect(viaGet.body.screenshot).toBe(first.body.screenshot.data)
+      expect((await imageOf(viaGet.body.screenshot)).bytes).toEqual((await imageOf(first.body.screenshot.data)).bytes)
       // Pixel-changing options miss; maxAgeMs 0 renders fresh and replaces the entry.
       const dark = await post(secret, "/post", { sharedParams: { viewport: { width: 400, height: 300 }, waitFor: 0, theme: "dark" } })
       expect([dark.body.cache_metadata.status, renders("/post")]).toEqual(["miss", 2])
@@ -364,7 +373,7 @@ for (const backend of backends) {
       expect(rendered.body.markdown.data).toContain("Served 2 times before.")
       const viaGet = await scrapeShot(secret, "/both")
       expect([viaGet.body.cache_metadata.status, renders("/both")]).toEqual(["hit", 3])
-      expect(viaGet.body.screenshot).toBe(rendered.body.screenshot.data)
+      expect((await imageOf(viaGet.body.screenshot)).bytes).toEqual((await imageOf(rendered.body.screenshot.data)).bytes)
     })
 
     it("POST /web/scrape with forwarded headers or zdr never reads or writes the screenshot cache", async () => {
@@ -384,6 +393,8 @@ for (const backend of backends) {
       const { secret } = await service.key({ zdr: true })
       const first = await scrapeShot(secret, "/zdr", { zdr: "enabled" })
       expect([first.status, first.zdrHeader, first.body.cache_metadata]).toEqual([200, "true", { status: "zdr", age_ms: 0 }])
+      // Nothing hosted with ZDR: the capture comes back in the answer itself.
+      expect(first.body.screenshot).toMatch(/^data:image\/png;base64,/)
       const second = await scrapeShot(secret, "/zdr", { zdr: "enabled" })
       expect([second.body.cache_metadata.status, renders("/zdr")]).toEqual(["zdr", 2])
       // Nothing was stored: the first request allowed to use the cache renders.

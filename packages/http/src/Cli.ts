@@ -17,6 +17,7 @@ import { mapCommand } from "./internal/cli/map.js"
 import { mcpCommand } from "./internal/cli/mcp.js"
 import { brandCommand } from "./internal/cli/brand.js"
 import { naicsCommand } from "./internal/cli/naics.js"
+import { searchCommand } from "./internal/cli/search.js"
 import { orgsCommand } from "./internal/cli/orgs.js"
 import { scrapeCommand } from "./internal/cli/scrape.js"
 import { usersCommand } from "./internal/cli/users.js"
@@ -28,7 +29,7 @@ const NAME = "sift"
 const VERSION = "0.1.0"
 const config = CliConfig.defaultConfig
 
-const commands = [serveCommand(App.application), scrapeCommand, crawlCommand, batchCommand(App.migrations), mapCommand, naicsCommand, brandCommand, styleguideCommand, fontsCommand, mcpCommand, keysCommand(direct), orgsCommand(direct), usersCommand(direct)] as const
+const commands = [serveCommand(App.application), scrapeCommand, crawlCommand, batchCommand(App.migrations), mapCommand, naicsCommand, searchCommand, brandCommand, styleguideCommand, fontsCommand, mcpCommand, keysCommand(direct), orgsCommand(direct), usersCommand(direct)] as const
 
 const sift = Command.make(NAME).pipe(
   Command.withDescription(

@@ -44,6 +44,7 @@ function quickArgs() {
     "render-soak": ["40", "2"],
     "render-third-party": ["3", "1"],
     "screenshot-cache": ["3", "1"],
+    "site-intelligence": ["--quick"],
     search: ["--quick"]
   }
 }

@@ -21,6 +21,18 @@ describe("readPage", () => {
     })
   })
 
+  it("a struck-through price of another product (a related strip in the main column) is not this product's regular price", () => {
+    const html = `<html><body><main><div itemscope itemtype="https://schema.org/Product"><h1 itemprop="name">Desk Lamp</h1>
+      <div itemprop="offers" itemscope itemtype="https://schema.org/Offer"><span itemprop="price" content="40">$40</span><meta itemprop="priceCurrency" content="USD"></div></div>
+      <section><h3>Customers also bought</h3><a href="/p/shade">Shade</a> <s>$60.00</s> $45.00</section>
+      <div class="upsell"><a href="/p/bulb">Bulb</a> <del>$50</del></div></main></body></html>`
+    expect(readPage(html, `http://${host}/p/lamp`).product).toMatchObject({ name: "Desk Lamp", price: 40, regular_price: null })
+    // JSON-LD pages look at the main column for it, with the same exclusions.
+    const ldPage = `<html><head><script type="application/ld+json">{"@type":"Product","name":"Mug","sku":"M1","offers":{"price":"10","priceCurrency":"USD"}}</script></head>
+      <body><main><h1>Mug</h1><p>$10 <s class="was">$14</s></p><div class="complete-the-look"><s>$99</s></div></main></body></html>`
+    expect(readPage(ldPage, `http://${host}/p/mug`).product).toMatchObject({ price: 10, regular_price: 14 })
+  })
+
   it("RDFa only", () => {
     const reading = readPage(Shops.rdfaOnly, `http://${host}/p/lamp`)
     expect(reading.product).toMatchObject({ name: "Desk Lamp", sku: "LAMP-9", price: 45, currency: "CAD", availability: "preorder", images: [`http://${host}/img/lamp.jpg`] })

@@ -28,15 +28,38 @@ const elements = (root: Root | Element): Array<Element> => {
 
 const wasPrice = /\b(was|compare[-_]?at|regular[-_]?price|original[-_]?price|old[-_]?price|list[-_]?price|price[-_]?(was|old|before|regular|compare)|strike|crossed)\b/i
 
+// Blocks about other products (related, recommended, "complete the look" strips, product cards): their prices are not
+// this product's.
+const otherProducts = /related|recommend|upsell|cross-?sell|complete-the-look|also-?like|similar|carousel|\bcard\b|product-card|grid-item/i
+const otherHeading = /also like|complete the look|related|recommended|similar|customers also|frequently bought|more from/i
+
+const aboutOtherProducts = (element: Element): boolean => {
+  const id = typeof element.properties.id === "string" ? element.properties.id : ""
+  if (otherProducts.test(`${classOf(element)} ${id}`)) return true
+  if (element.tagName !== "section" && element.tagName !== "div" && element.tagName !== "aside") return false
+  const heading = element.children.find((c): c is Element => c.type === "element" && /^h[1-6]$/.test(c.tagName))
+  return heading !== undefined && otherHeading.test(blockText(heading))
+}
+
 /**
  * The struck-through price nearest the product (`<del>`, `<s>`, a "was"/"compare-at"/"regular" price class) above
- * `price` and at most ten times it; undefined when none.
+ * `price` and at most ten times it, outside blocks about other products; undefined when none.
  */
 export const struckPrice = (scope: Root | Element, price: number): number | undefined => {
-  for (const element of elements(scope)) {
-    if (element.tagName !== "del" && element.tagName !== "s" && element.tagName !== "strike" && !wasPrice.test(classOf(element))) continue
-    const value = parsePrice(/\d[\d.,]*/.exec(blockText(element))?.[0])
-    if (value !== undefined && value > price && value <= price * 10) return value
+  const stack: Array<Root | RootContent> = [scope]
+  let visited = 0
+  while (stack.length > 0 && visited < MAX_ELEMENTS) {
+    const node = stack.pop()!
+    if (node.type === "element") {
+      visited++
+      if (node !== scope && aboutOtherProducts(node)) continue
+      if (node.tagName === "del" || node.tagName === "s" || node.tagName === "strike" || wasPrice.test(classOf(node))) {
+        const value = parsePrice(/\d[\d.,]*/.exec(blockText(node))?.[0])
+        if (value !== undefined && value > price && value <= price * 10) return value
+        continue
+      }
+    }
+    if (node.type === "element" || node.type === "root") for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]!)
   }
   return undefined
 }

@@ -472,10 +472,10 @@ export const search: Handler<
     })
 }
 
-/** Queues brand retrievals (the prefetch endpoint's service; `Prefetch.layer` runs them). @category services */
+/** Queues prefetches (the prefetch endpoint's service; `Prefetch.layer` runs them). @category services */
 export class BrandPrefetch extends Context.Tag("@sift/http/BrandPrefetch")<BrandPrefetch, {
-  /** Queues a retrieval of `domain` as a durable job. */
-  readonly queue: (domain: string, timeoutMs: number) => Effect.Effect<void>
+  /** Queues a brand retrieval or a styleguide read of `domain` as a durable job. */
+  readonly queue: (type: "brand" | "styleguide", domain: string, timeoutMs: number) => Effect.Effect<void>
 }>() {}
 
 /** The body of `POST /utility/prefetch`. */
@@ -516,14 +516,13 @@ export const prefetch: Handler<Prefetch, Errors.InvalidRequest | ErrorMapping.Ap
     }),
   run: (_caller, input) =>
     Effect.gen(function*() {
-      if (input.type === "brand") yield* Effect.flatMap(BrandPrefetch, (prefetcher) => prefetcher.queue(input.domain, input.timeoutMs))
-      // TODO(styleguide prefetch): the styleguide's cache lives in its own HTTP module; queue it here once that exposes one.
+      yield* Effect.flatMap(BrandPrefetch, (prefetcher) => prefetcher.queue(input.type, input.domain, input.timeoutMs))
       return {
         body: {
           status: "ok",
           type: input.type,
           domain: input.domain,
-          message: input.type === "brand" ? `Queued a brand retrieval of ${input.domain}` : `Styleguide prefetch of ${input.domain} is accepted but not queued yet`
+          message: `Queued a ${input.type === "brand" ? "brand retrieval" : "styleguide read"} of ${input.domain}`
         },
         credits: 0
       }

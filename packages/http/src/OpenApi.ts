@@ -186,11 +186,11 @@ export const document = {
     "/web/scrape/images": get(Images.Query, "Images with url, alt, width, height, classification, fileUrl"),
     "/web/scrape/screenshot": get(
       Screenshot.ScrapeScreenshotQuery,
-      "code: 200, screenshot (data URL), width, height, url, screenshotType, finalDOMState, cache_metadata (hit for a cached screenshot)"
+      "code: 200, screenshot (hosted PNG URL; a data URL with zdr), width, height, url, screenshotType, finalDOMState, cache_metadata (hit for a cached screenshot)"
     ),
     "/web/screenshot": get(
       Screenshot.ScreenshotQuery,
-      "code: 200, screenshot (data URL), width, height, url, screenshotType, finalDOMState, cache_metadata (hit for a cached screenshot)",
+      "code: 200, screenshot (hosted PNG URL; a data URL with zdr), width, height, url, screenshotType, finalDOMState, cache_metadata (hit for a cached screenshot)",
       { responses: { "404": { $ref: "#/components/responses/Error" } } }
     ),
     "/web/styleguide": get(

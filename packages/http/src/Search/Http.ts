@@ -347,17 +347,19 @@ export const search: Handler<
       const hits = interleave(lists, planned.numResults)
       const tiers = relevanceTiers(body.query, hits)
       const notRequested = { code: "NOT_REQUESTED" as MarkdownCode, markdown: null }
-      const markdowns = planned.markdown
+      // Each result's Markdown lands here as it is read, so a deadline keeps what was read (the rest: TIMEOUT).
+      const read: Array<Result["markdown"]> = hits.map(() => planned.markdown ? { code: "TIMEOUT" as MarkdownCode, markdown: null } : notRequested)
+      const finished = planned.markdown
         ? yield* Effect.flatMap(left(), (ms) =>
           Effect.timeoutOption(
-            Effect.forEach(hits, (hit) => Effect.flatMap(left(), (rest) => readMarkdown(caller, hit.url, body, rest)), { concurrency: limits.concurrency }),
+            Effect.forEach(hits, (hit, i) =>
+              Effect.flatMap(left(), (rest) => readMarkdown(caller, hit.url, body, rest)).pipe(Effect.tap((markdown) => Effect.sync(() => void (read[i] = markdown)))), { concurrency: limits.concurrency, discard: true }),
             Duration.millis(Math.max(0, ms))
           ))
-        : Option.some(hits.map(() => notRequested))
-      if (Option.isNone(markdowns) && planned.behavior === "fail") {
+        : Option.some(undefined)
+      if (Option.isNone(finished) && planned.behavior === "fail") {
         return yield* new Errors.RequestTimeout({ milliseconds: planned.timeoutMs, detail: "the results were not read in time" })
       }
-      const read = Option.getOrElse(markdowns, () => hits.map(() => ({ code: "TIMEOUT" as MarkdownCode, markdown: null })))
       const results: Array<Result> = hits.map((hit, i) => ({
         description: hit.description,
         markdown: read[i]!,
@@ -371,7 +373,7 @@ export const search: Handler<
           cache_metadata: body.zdr === "enabled" ? { age_ms: 0, status: "zdr" } : { age_ms: 0, status: "miss" },
           query: body.query,
           results,
-          ...(Option.isNone(markdowns) ? { partial: true } : {})
+          ...(Option.isNone(finished) ? { partial: true } : {})
         },
         credits: 1 + scraped,
         headers: { [SOURCE_HEADER]: source }

@@ -30,7 +30,8 @@ const hosts: Hosts = {
   "news.test": {
     "/widgets": page("Widgets are back", "A report on blue widgets and their makers."),
     "/gadgets": page("Gadgets", "Gadgets and widgets compared."),
-    "/pdf": FixtureSite.html("%PDF-1.4 not really", { contentType: "application/pdf" })
+    "/pdf": FixtureSite.html("%PDF-1.4 not really", { contentType: "application/pdf" }),
+    "/slow": FixtureSite.slow({ headersAfterMs: 20_000 })
   },
   "private.test": { "/": page("Private notes", "The flux capacitor calibration secret of a ZDR request.") },
   "other.test": { "/": page("Other org", "Their own flux capacitor calibration notes.") },
@@ -175,6 +176,20 @@ describe("POST /web/search through the official SDK (SearXNG stand-in)", () => {
     expect(searched.results[0]!.markdown.markdown).toContain("# Widgets are back")
     expect(searched.results[1]!.markdown.markdown).toBeNull()
     expect(searched.key_metadata.credits_consumed).toBe(2)
+    expect(await balance(withEngine, orgId)).toBe(before - 2)
+  }, 60_000)
+
+  it("a deadline keeps the results read by then (return-partial: the rest TIMEOUT, partial) or fails uncharged (fail)", async () => {
+    const { orgId, secret } = await withEngine.key({ credits: 100 })
+    const client = clientOf(withEngine, secret)
+    engine.answers["slow widgets"] = [{ url: "http://news.test/widgets", title: "Widgets are back" }, { url: "http://news.test/slow", title: "Slow" }]
+    const before = await balance(withEngine, orgId)
+    const partial = await client.web.search({ query: "slow widgets", markdownOptions: { enabled: true }, timeoutOpts: { milliseconds: 4_000, behavior: "return-partial" } }) as Searched & { partial?: boolean }
+    expect(partial.partial).toBe(true)
+    expect(partial.results.map((r) => r.markdown.code)).toEqual(["SUCCESS", "TIMEOUT"])
+    expect(partial.key_metadata.credits_consumed).toBe(2)
+    const failed = await apiError(client.web.search({ query: "slow widgets", markdownOptions: { enabled: true, maxAgeMs: 0 }, timeoutOpts: { milliseconds: 3_000 } }))
+    expect(failed).toMatchObject({ status: 408, code: "REQUEST_TIMEOUT" })
     expect(await balance(withEngine, orgId)).toBe(before - 2)
   }, 60_000)
 

@@ -382,3 +382,33 @@ for (const backend of backends) {
     }, 60_000)
   })
 }
+
+describe("batch file URLs with SIFT_PUBLIC_URL", () => {
+  let service: TestService.TestService
+  beforeAll(async () => {
+    service = await TestService.start({ env: { SIFT_PUBLIC_URL: "https://sift.example.com/", SIFT_BATCH_SWEEP_MS: "1000" } })
+  }, 60_000)
+  afterAll(async () => {
+    await service?.close()
+  })
+
+  it("are made with the public origin, in the batch and in its completion event", async () => {
+    const key = await service.key({ credits: 10 })
+    const client = new ContextDev({ apiKey: key.secret, baseURL: service.baseUrl, maxRetries: 0, timeout: 60_000 })
+    const made = await client.batch.submit({
+      input: { mode: "scrape", data: { format: "markdown", urls: [{ url: `${site.url}/p/public` }] } },
+      webhook: { url: receiver.url, retry: {} }
+    })
+    const batch = await eventually(async () => {
+      const got = await client.batch.retrieve(made.id)
+      return got.status === "completed" ? got : undefined
+    }, 60_000)
+    expect(batch.results!.files[0]!.url).toMatch(/^https:\/\/sift\.example\.com\/v1\/files\/file_[0-9A-Za-z]{32}$/)
+    const event = await eventually(async () =>
+      receiver.received.find((r) => !r.body.startsWith("fail ") && JSON.parse(r.body).data?.batch?.id === made.id), 30_000)
+    expect(JSON.parse(event.body).data.batch.results.files[0].url).toBe(batch.results!.files[0]!.url)
+    // The path is the same file on this server.
+    const path = new URL(batch.results!.files[0]!.url).pathname
+    expect((await fetch(`${new URL(service.baseUrl).origin}${path}`)).status).toBe(200)
+  }, 60_000)
+})

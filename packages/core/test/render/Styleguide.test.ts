@@ -9,16 +9,20 @@ let site: FixtureSite.Site
 let runtime: RenderRuntime.RenderRuntime
 // "blocked.test" stands for a private address: the guard's policy refuses it (it maps to the fixture site).
 let guarded: RenderRuntime.RenderRuntime
+// Google's CSS API stands in as the fixture site's /css2 (the tests have no network).
+let googleFonts: RenderRuntime.RenderRuntime
 
 beforeAll(async () => {
   site = await FixtureSite.start(DesignSite.routes())
   runtime = RenderRuntime.make()
+  googleFonts = RenderRuntime.make({ pool: { hostRules: `MAP fonts.googleapis.com 127.0.0.1:${site.port}` } })
   guarded = RenderRuntime.make({ pool: { addressPolicy: (_ip, host) => !host.endsWith("blocked.test"), hostRules: "MAP blocked.test 127.0.0.1" } })
 }, 30_000)
 
 afterAll(async () => {
   await runtime?.dispose()
   await guarded?.dispose()
+  await googleFonts?.dispose()
   await site?.close()
 })
 
@@ -137,6 +141,19 @@ describe("Styleguide.read (Chromium)", { timeout: 60_000 }, () => {
     expect(design.fonts).toEqual([
       { font: "Inter", fallbacks: ["system-ui", "sans-serif"], num_elements: 6, num_words: 23, percent_elements: 100, percent_words: 100, uses: ["a", "button", "h1", "p"] }
     ])
+  })
+
+  it("a Google Fonts link whose CSS can be read gives Google's own upright files per weight, the latin subset", async () => {
+    const design = await googleFonts.runPromise(Styleguide.read({ url: `${site.url}/google` }))
+    expect(design.fontLinks).toEqual({
+      Lora: {
+        type: "google",
+        category: "serif",
+        files: { "400": "https://fonts.gstatic.com/s/lora/v35/latin-400.woff2", "700": "https://fonts.gstatic.com/s/lora/v35/latin-700.woff2" }
+      }
+    })
+    // The CSS came from the stand-in for Google (the link's own load, and the page's read of it).
+    expect(site.exchanges.some((e) => e.path.startsWith("/css2?family=Lora") && e.headers.host === "fonts.googleapis.com")).toBe(true)
   })
 
   it("emulates prefers-color-scheme: dark flips the background, the text and the mode", async () => {

@@ -85,6 +85,44 @@ a { color: #60a5fa; text-decoration: none; }
 <form><input class="cta" type="submit" value="Subscribe"></form><button class="ghost" type="button">Learn more</button>
 <p>Questions? <a href="/faq">Read the answers</a> or <a href="/contact">write to us</a>.</p></main></body></html>`
 
+/**
+ * A page set in a Google font whose CSS the test serves itself: the page links `http://fonts.googleapis.com/css2`, which
+ * the test's host rules send to this site (`/css2`, Google's format: one block per subset, latin last).
+ */
+export const googled = `<!doctype html><html><head><title>Lora</title>
+<link rel="stylesheet" href="http://fonts.googleapis.com/css2?family=Lora:wght@400;700&display=swap">
+<style>body { font-family: Lora, serif; }</style></head><body><p>Set in Lora from Google Fonts.</p></body></html>`
+
+/** What Google's CSS API answers for `family=Lora:wght@400;700` (abridged, same layout). */
+export const googleCss = `/* cyrillic */
+@font-face {
+  font-family: 'Lora';
+  font-style: normal;
+  font-weight: 400;
+  font-display: swap;
+  src: url(https://fonts.gstatic.com/s/lora/v35/cyrillic-400.woff2) format('woff2');
+  unicode-range: U+0301, U+0400-045F;
+}
+/* latin */
+@font-face {
+  font-family: 'Lora';
+  font-style: normal;
+  font-weight: 400;
+  font-display: swap;
+  src: url(https://fonts.gstatic.com/s/lora/v35/latin-400.woff2) format('woff2');
+  unicode-range: U+0000-00FF;
+}
+/* latin */
+@font-face {
+  font-family: 'Lora';
+  font-style: normal;
+  font-weight: 700;
+  font-display: swap;
+  src: url(https://fonts.gstatic.com/s/lora/v35/latin-700.woff2) format('woff2');
+  unicode-range: U+0000-00FF;
+}
+`
+
 /** A Cloudflare challenge page. */
 export const wall = `<!doctype html><html><head><title>Just a moment...</title></head><body><div id="challenge-form">Checking your browser</div></body></html>`
 
@@ -92,6 +130,8 @@ export const wall = `<!doctype html><html><head><title>Just a moment...</title><
 export const routes = (): FixtureSite.Routes => ({
   "/": FixtureSite.html(home),
   "/night": FixtureSite.html(night),
+  "/google": FixtureSite.html(googled),
+  "/css2": FixtureSite.html(googleCss, { contentType: "text/css; charset=utf-8", headers: { "access-control-allow-origin": "*" } }),
   "/fonts/brand-sans-400.ttf": FixtureSite.html(fontFile("DejaVuSans.ttf"), { contentType: "font/ttf" }),
   "/fonts/brand-sans-700.ttf": FixtureSite.html(fontFile("DejaVuSans-Bold.ttf"), { contentType: "font/ttf" }),
   "/wall": FixtureSite.html(wall, { status: 403 }),

@@ -14,6 +14,7 @@ declare const NodeFilter: any
 declare const AbortController: any
 declare const fetch: (url: string, init: any) => Promise<any>
 declare const setTimeout: (f: () => void, ms: number) => unknown
+declare const TextDecoder: new() => { decode: (bytes: unknown, options?: { stream: boolean }) => string }
 
 /** Bounds on what is read from the page. */
 export interface CollectLimits {
@@ -186,6 +187,19 @@ export const collectInPage = async (limits: CollectLimits): Promise<PageFacts> =
       height: Math.round(rect.height)
     }
   }
+  // Whether an element holds at least `chars` characters of text, looking at no more than 64 text nodes: a card or a
+  // button wrapping the whole page must not cost a copy of all its text (textContent) for each element checked.
+  const holdsText = (element: any, chars: number): boolean => {
+    const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT)
+    let found = 0
+    for (let i = 0; i < 64; i++) {
+      const node = walker.nextNode()
+      if (node === null) return false
+      found += String(node.data).slice(0, chars).trim().length
+      if (found >= chars) return true
+    }
+    return false
+  }
   const visible = (element: any, style: any): boolean => {
     if (style.display === "none" || style.visibility === "hidden" || style.visibility === "collapse" || Number(style.opacity) === 0) return false
     // Boxes of a pixel or two are screen-reader-only text (the "sr-only" pattern), not what a reader sees.
@@ -246,12 +260,11 @@ export const collectInPage = async (limits: CollectLimits): Promise<PageFacts> =
     const type = tag === "input" ? String(element.getAttribute("type") ?? "").toLowerCase() : ""
     const isButton = tag === "button" || role === "button" || (tag === "input" && ["button", "submit", "reset"].includes(type))
     if ((isButton || tag === "a") && controls.length < limits.maxControls) {
-      const label = tag === "input" ? String(element.value ?? "") : String(element.textContent ?? "").slice(0, 200)
       controls.push({
         ...boxOf(element, style),
         kind: tag === "a" && role !== "button" ? "link" : "button",
         chrome: element.closest("nav, header, footer") !== null,
-        labelled: label.trim() !== ""
+        labelled: tag === "input" ? String(element.value ?? "").trim() !== "" : holdsText(element, 1)
       })
     }
     for (const prefix of ["margin", "padding"]) {
@@ -268,9 +281,8 @@ export const collectInPage = async (limits: CollectLimits): Promise<PageFacts> =
       const bordered = parseFloat(style.borderTopWidth) > 0 && style.borderTopStyle !== "none"
       const shadowed = style.boxShadow !== "none"
       const filled = colorOf(style.backgroundColor).alpha > 0
-      const text = String(element.textContent ?? "").slice(0, 2_000).trim()
       const rect = element.getBoundingClientRect()
-      if (padded && (bordered || shadowed || filled) && text.length >= 20 && rect.height >= 40 && rect.width < window.innerWidth * 0.9) {
+      if (padded && (bordered || shadowed || filled) && rect.height >= 40 && rect.width < window.innerWidth * 0.9 && holdsText(element, 20)) {
         cards.push({ ...boxOf(element, style), hasHeading: element.querySelector("h1, h2, h3, h4, h5, h6") !== null })
       }
     }
@@ -340,7 +352,16 @@ export const collectInPage = async (limits: CollectLimits): Promise<PageFacts> =
       try {
         const response = await fetch(href, { signal: abort.signal, credentials: "omit" })
         if (!response.ok) return
-        const text = String(await response.text()).slice(0, 256 * 1024)
+        // At most 256 KiB of it is read (Google's answers are a few KiB).
+        const reader = response.body.getReader()
+        const decoder = new TextDecoder()
+        let text = ""
+        while (text.length < 256 * 1024) {
+          const { done, value } = await reader.read()
+          if (done) break
+          text += decoder.decode(value, { stream: true })
+        }
+        reader.cancel().catch(() => undefined)
         const faces: Array<FontFace> = []
         // Google writes one block per subset, latin last: later blocks replace earlier ones of the same weight.
         for (const block of text.matchAll(/@font-face\s*\{([^}]*)\}/g)) {

@@ -280,6 +280,7 @@ export const extractProducts = (options: CatalogOptions): Effect.Effect<Catalog,
     if (found.some((p) => (p.url !== null && p.url === product.url) || (p.name === product.name && p.sku === product.sku))) return
     found.push(product)
   }
+  let inFlight: Array<Product | null | undefined> = []
   const walk = Effect.gen(function*() {
     const start = yield* loadStart(options, log)
     const origin = originOf(start.url)
@@ -308,17 +309,25 @@ export const extractProducts = (options: CatalogOptions): Effect.Effect<Catalog,
       candidates.push(...listed.flat())
     }
     candidates = [...new Set(candidates)].filter((u) => u !== start.url).slice(0, Math.min(MAX_PAGES, maxProducts * 3))
-    // Read in batches, kept in the candidates' order (so the answer does not depend on which page answered first).
+    // Read in batches, kept in the candidates' order (so the answer does not depend on which page answered first);
+    // a batch's pages read when a deadline cuts it are kept too (`inFlight`).
     for (let at = 0; at < candidates.length && found.length < maxProducts; at += CONCURRENCY) {
       const batch = candidates.slice(at, at + CONCURRENCY)
-      const pages = yield* Effect.forEach(batch, (url) =>
-        loadHtml(url, options, log).pipe(Effect.flatMap((loaded) => answerFor(loaded, options, log)), Effect.option), { concurrency: CONCURRENCY })
-      for (const page of pages) if (Option.isSome(page) && page.value.product !== null) keep(page.value.product)
+      inFlight = batch.map(() => undefined)
+      yield* Effect.forEach(batch, (url, i) =>
+        loadHtml(url, options, log).pipe(
+          Effect.flatMap((loaded) => answerFor(loaded, options, log)),
+          Effect.option,
+          Effect.map((page) => void (inFlight[i] = Option.isSome(page) ? page.value.product : null))
+        ), { concurrency: CONCURRENCY, discard: true })
+      for (const product of inFlight) if (product !== undefined && product !== null) keep(product)
+      inFlight = []
     }
   })
   return Effect.gen(function*() {
     const finished = yield* Effect.timeoutOption(walk, Duration.millis(timeoutMs))
     if (Option.isNone(finished)) {
+      for (const product of inFlight) if (product !== undefined && product !== null) keep(product)
       if (options.timeoutBehavior !== "return-partial" || found.length === 0) {
         return yield* new RequestTimeout({ milliseconds: timeoutMs, detail: found.length === 0 ? "no product had been read" : "the products were not all read in time" })
       }

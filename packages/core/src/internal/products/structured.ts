@@ -128,16 +128,19 @@ export const entitiesOf = (graph: Graph, baseUrl: string): PageEntities => {
     if (hasType(node, productTypes)) addProduct(node)
     if (hasType(node, articleTypes)) article = true
     if (hasType(node, listingTypes)) listing = true
+    const lists = typesOf(node).includes("ItemList") ? [node] : []
     for (const main of nodes(graph, node.mainEntity)) {
       if (hasType(main, productTypes)) {
         mainProduct ??= main
         addProduct(main)
       }
       if (hasType(main, articleTypes)) article = true
-      if (typesOf(main).includes("ItemList")) listing = true
+      if (typesOf(main).includes("ItemList")) {
+        listing = true
+        lists.push(main)
+      }
     }
     if (typesOf(node).includes("ItemPage") && products.length > 0) mainProduct ??= products[0]
-    const lists = typesOf(node).includes("ItemList") ? [node] : []
     for (const itemList of lists) {
       // A list beside a product (related products) does not make a listing; a list that is the page's main
       // entity or a collection page's does (below and above).

@@ -194,6 +194,14 @@ const answerFor = (loaded: LoadedHtml, options: LoadOptions, log: CacheLog): Eff
       const shop = yield* shopifyJsonFor(loaded.url, product?.currency ?? reading.shopCurrency, options, log)
       if (shop !== undefined) product = product === null ? shop : merge(product, shop)
     }
+    // A WooCommerce product page without structured data: the Store API knows the product by its slug.
+    const slug = /\/product\/([^/?#]+)\/?$/.exec(new URL(loaded.url).pathname)?.[1]
+    if (product === null && reading.wooCommerce && slug !== undefined) {
+      const origin = originOf(loaded.url)
+      const catalog = yield* loadJson(`${origin}/wp-json/wc/store/v1/products?slug=${encodeURIComponent(slug)}`, options, log)
+      const match = Option.isSome(catalog) ? wooCatalog(catalog.value, origin).find((p) => p.url !== null && new URL(p.url).pathname.replace(/\/$/, "").endsWith(`/${slug}`)) : undefined
+      if (match !== undefined) product = match
+    }
     if (product === null) return { is_product_page: false, platform: null, product: null }
     return { is_product_page: true, platform: platformOf(loaded.url), product: yield* withProse(reading, product) }
   })

@@ -219,6 +219,8 @@ export const hosts = (names: { readonly shop: string; readonly shopify: string; 
   },
   [names.woo]: {
     "/": FixtureSite.html(doc(`<title>Casa Oliva</title><link rel="stylesheet" href="/wp-content/plugins/woocommerce/assets/css/woocommerce.css">`, `<div class="woocommerce"><h1>Casa Oliva</h1></div>`)),
-    "/wp-json/wc/store/v1/products": json(wooProducts)
+    "/wp-json/wc/store/v1/products": json(wooProducts),
+    // A product page whose theme states no structured data: the Store API answers for its slug.
+    "/product/olive-oil/": FixtureSite.html(doc(`<title>Olive Oil 500ml – Casa Oliva</title>`, `<div class="woocommerce product"><h1>Olive Oil 500ml</h1><p class="price">€14.50</p></div>`))
   }
 })

@@ -130,6 +130,9 @@ describe("POST /brand/ai/products", () => {
       name: "Olive Oil 500ml", description: "Cold-pressed.", sku: "OIL-500", price: 14.5, regular_price: 18, currency: "EUR", availability: "in_stock",
       category: "Pantry", tags: ["organic"], images: [`http://${names.woo}/wp-content/uploads/oil.jpg`], url: `http://${names.woo}/product/olive-oil/`
     })
+    // A product page of the store without structured data is read through the Store API by its slug.
+    const page = await client.ai.extractProduct({ url: `http://${names.woo}/product/olive-oil/` })
+    expect([page.is_product_page, page.product?.name, page.product?.price, page.product?.regular_price, page.product?.currency]).toEqual([true, "Olive Oil 500ml", 14.5, 18, "EUR"])
     expect(result.products![1]).toMatchObject({
       name: "Gift Box", sku: null, price: 39, regular_price: null, availability: "out_of_stock",
       variants: [{ attributes: { Size: "Large" }, images: [], sku: null, url: `http://${names.woo}/product/gift-box/?variation_id=81` }]

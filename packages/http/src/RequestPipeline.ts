@@ -16,6 +16,7 @@ import * as ConsoleSession from "./Console/Session.js"
 import * as ErrorMapping from "./ErrorMapping.js"
 import * as Body from "./internal/body.js"
 import * as Callers from "./internal/server/callers.js"
+import * as Tracing from "./Tracing.js"
 import * as Json from "./internal/json.js"
 import * as Metrics from "./Metrics.js"
 import { stringify } from "./internal/json.js"
@@ -198,7 +199,7 @@ export const serve = <A, E1 extends ErrorMapping.CodedError, R1, E2 extends Erro
     const limited = (caller: ApiKeys.AuthContext): Step => {
       if (route.unlimited === true) return bodyRead(caller)
       const limit = route.bucket === "logs" ? Plans.LOGS_REQUESTS_PER_MINUTE : caller.org.requestsPerMinute
-      return andThen(Context.get(services, RateLimiter.RateLimiter).hit(caller.keyId, route.bucket, limit), (window): Step => {
+      return andThen(Tracing.stage("rate limit", Context.get(services, RateLimiter.RateLimiter).hit(caller.keyId, route.bucket, limit)), (window): Step => {
         headers["x-ratelimit-limit"] = String(window.limit)
         headers["x-ratelimit-remaining"] = String(window.remaining)
         headers["x-ratelimit-reset"] = String(window.resetAt)
@@ -234,7 +235,7 @@ export const serve = <A, E1 extends ErrorMapping.CodedError, R1, E2 extends Erro
         },
         body
       }
-      return andThen(interruptibly(handler.validate(caller)), (decided): Step => {
+      return andThen(Tracing.stage("validate", interruptibly(handler.validate(caller))), (decided): Step => {
         plan = decided
         if (decided.paidPlanFor !== undefined && authContext.org.plan === "free") {
           return Effect.fail(new ErrorMapping.ApiFailure({ code: "PAID_PLAN_REQUIRED", detail: decided.paidPlanFor }))
@@ -246,7 +247,7 @@ export const serve = <A, E1 extends ErrorMapping.CodedError, R1, E2 extends Erro
           }))
         }
         return decided.credits > 0
-          ? andThen(ledger.reserve(authContext.org.id, decided.credits, { ttlMs: decided.holdMs }), (reservation) =>
+          ? andThen(Tracing.stage("reserve credits", ledger.reserve(authContext.org.id, decided.credits, { ttlMs: decided.holdMs })), (reservation) =>
             worked(caller, decided, reservation))
           : worked(caller, decided, undefined)
       })
@@ -257,7 +258,7 @@ export const serve = <A, E1 extends ErrorMapping.CodedError, R1, E2 extends Erro
     // A reservation the work's failure (or interruption) leaves held is released by `failed`.
     const worked = (caller: Caller, decided: Plan<A>, reservation: CreditLedger.Reservation | undefined): Step => {
       held = reservation
-      return andThen(interruptibly(handler.run(caller, decided.input)), (result): Step => {
+      return andThen(Tracing.stage("handler", interruptibly(handler.run(caller, decided.input))), (result): Step => {
         held = undefined
         const consumed = result.charged !== undefined ? result.charged.credits : Math.min(result.credits, decided.credits)
         if (decided.zdr) headers["x-service-zdr"] = "true"
@@ -294,7 +295,7 @@ export const serve = <A, E1 extends ErrorMapping.CodedError, R1, E2 extends Erro
         }
         return Effect.fail(new ErrorMapping.ApiFailure({ code: "UNAUTHORIZED", detail: "Missing API key: send Authorization: Bearer <API_KEY>" }))
       }
-      return andThen(Context.get(services, ApiKeys.ApiKeys).authenticate(secret), authenticated)
+      return andThen(Tracing.stage("authenticate", Context.get(services, ApiKeys.ApiKeys).authenticate(secret)), authenticated)
     }
 
     const failed = (cause: Cause.Cause<ErrorMapping.CodedError | ErrorMapping.Infrastructure>): Effect.Effect<Outcome> => {
@@ -374,7 +375,7 @@ export const serve = <A, E1 extends ErrorMapping.CodedError, R1, E2 extends Erro
           response: zdr ? null : outcome.serialized === undefined ? redactJsonText(sent.text) : redactJsonParts(outcome.serialized, sent.members)
         }
       }
-      const settled = log.settle({ charge: outcome.charge === undefined ? undefined : { ledger, charge: outcome.charge }, entry })
+      const settled = Tracing.stage("charge and log", log.settle({ charge: outcome.charge === undefined ? undefined : { ledger, charge: outcome.charge }, entry }))
       // Journaled at once (PGlite in a directory): no step of the fiber to wait for it.
       if (Exit.isExit(settled) && Exit.isSuccess(settled)) {
         Metrics.countCharged(outcome.consumed)

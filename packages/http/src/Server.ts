@@ -11,6 +11,7 @@
  * @since 0.1.0
  */
 import * as HttpServer from "@effect/platform/HttpServer"
+import type { SpanProcessor } from "@opentelemetry/sdk-trace-base"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import { BrowserPool, Cache, Fetcher, Renderer } from "@sift/core"
 import { CacheStore, Migrations, Sql } from "@sift/store"
@@ -20,6 +21,7 @@ import { parseTrustedProxies, type TrustedProxies } from "./internal/server/http
 import * as listener from "./internal/server/listener.js"
 import * as logger from "./internal/server/logger.js"
 import * as Metrics from "./Metrics.js"
+import * as Tracing from "./Tracing.js"
 import type * as Readiness from "./internal/server/readiness.js"
 import * as ServiceConfig from "./ServiceConfig.js"
 
@@ -48,9 +50,13 @@ export interface Application<E> {
   readonly migrations: Migrations.MigrationRecords
 }
 
-/** Options of `run`: `until` ends the service instead of a signal (tests, embedding). */
+/**
+ * Options of `run`: `until` ends the service instead of a signal (tests, embedding); `spanProcessor` records spans
+ * there instead of the OTLP exporter `OTEL_EXPORTER_OTLP_ENDPOINT` turns on (tests: an in-memory exporter).
+ */
 export interface RunOptions {
   readonly until?: Effect.Effect<unknown> | undefined
+  readonly spanProcessor?: SpanProcessor | undefined
 }
 
 /**
@@ -193,7 +199,8 @@ const makeReadiness = () => {
       server: {
         ok: started && !stopping,
         state: stopping ? "stopping" : started ? role === "worker" ? "working (jobs only)" : "serving" : "starting",
-        role
+        // Named when it is not the default, so a single process reports exactly what it always has.
+        ...(role === "all" ? {} : { role })
       }
     }
     return { ready: Object.values(checks).every((check) => check.ok), checks }
@@ -218,7 +225,9 @@ const makeReadiness = () => {
 export const run = <E>(application: Application<E>, options: RunOptions = {}): Effect.Effect<void, unknown> =>
   Effect.gen(function*() {
     const config = yield* ServiceConfig.config
-    return yield* runWith(config, application, options).pipe(Effect.provide(logger.layer(config.logLevel)))
+    // Around the whole run: the tracer is in every fiber the service starts, and flushed when it has stopped.
+    const tracing = options.spanProcessor === undefined ? Tracing.layerConfig : Tracing.layer(options.spanProcessor)
+    return yield* runWith(config, application, options).pipe(Effect.provide(tracing), Effect.provide(logger.layer(config.logLevel)))
   })
 
 /** A role other than `all` on the embedded database: refused before anything opens. */

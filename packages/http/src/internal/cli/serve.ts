@@ -40,8 +40,8 @@ export const description = [
   "HTTPS), SIFT_TRUSTED_PROXIES (comma-separated IPs/CIDRs), SIFT_BOOTSTRAP_KEY + SIFT_BOOTSTRAP_PLAN (ensure that",
   "API key exists; plan default scale), SIFT_LOG_LEVEL, SIFT_SHUTDOWN_TIMEOUT_MS (default 30000),",
   "SIFT_ALLOW_PRIVATE_TARGETS, SIFT_PROXY_URL, SIFT_COUNTRY_PROXIES, SIFT_HOST_RESOLVER_RULES, SIFT_USER_AGENT,",
-  "SIFT_CHROMIUM_PATH, SIFT_BROWSER_WS_ENDPOINT, SIFT_ROLE, SIFT_QUEUE_CONCURRENCY, SIFT_METRICS, SIFT_METRICS_TOKEN.",
-  "Flags win over their variables. See docs/configuration.md."
+  "SIFT_CHROMIUM_PATH, SIFT_BROWSER_WS_ENDPOINT, SIFT_ROLE, SIFT_QUEUE_CONCURRENCY, SIFT_METRICS, SIFT_METRICS_TOKEN,",
+  "OTEL_EXPORTER_OTLP_ENDPOINT (traces over OTLP/HTTP). Flags win over their variables. See docs/configuration.md."
 ].join(" ")
 
 /** The flag that overrides each variable `sift serve` has a flag for. */

@@ -19,6 +19,8 @@ import { Context, Effect, Exit, FiberRef, FiberRefs, LogLevel, Predicate, Runtim
 import { randomUUID } from "node:crypto"
 import type * as http from "node:http"
 import { Readable } from "node:stream"
+import { routeOf } from "../../Metrics.js"
+import * as Tracing from "../../Tracing.js"
 import * as Callers from "./callers.js"
 import { NodeServerRequest } from "./nodeRequest.js"
 
@@ -195,9 +197,17 @@ export const makeHandler = <E, R>(
     const program = (request: FrontRequest, scope: Scope.CloseableScope): Effect.Effect<void> => {
       const why = options.refusal(request.source)
       if (why !== undefined) return closing(scope, answer(request, refused(why)))
-      return Effect.matchCauseEffect(app as unknown as Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>, {
+      const answered = Effect.matchCauseEffect(app as unknown as Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>, {
         onSuccess: (response) => closing(scope, answer(request, response)),
         onFailure: (cause) => closing(scope, Effect.flatMap(HttpServerError.causeResponse(cause), ([response]) => answer(request, response)))
+      })
+      // One span per request while tracing is on (the pipeline's stages are its children); none otherwise.
+      if (!Tracing.enabled()) return answered
+      const route = routeOf(request.url, 200)
+      const status = Effect.suspend(() => Effect.annotateCurrentSpan("http.response.status_code", request.response.statusCode))
+      return Effect.withSpan(Effect.zipLeft(answered, status), `${request.method} ${route}`, {
+        kind: "server",
+        attributes: { "http.request.method": request.method, "http.route": route, "url.path": request.url.split("?")[0] }
       })
     }
     // The fiber starts uninterruptible, with the request and a fresh scope already in its context: the same as

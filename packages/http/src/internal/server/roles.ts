@@ -8,6 +8,7 @@ import { JobQueue } from "@sift/store"
 import { Effect, Layer, Option } from "effect"
 import { CurrentMetrics } from "../../Metrics.js"
 import { CurrentConfig } from "../../ServiceConfig.js"
+import * as Tracing from "../../Tracing.js"
 
 /** `JobQueue.layer` with the role's `work` (no configuration: `all`, the packages' own concurrency). */
 export const layerJobQueue = (options: JobQueue.LayerOptions = {}) =>
@@ -22,8 +23,11 @@ export const layerJobQueue = (options: JobQueue.LayerOptions = {}) =>
         // back to the queue (retried by whichever worker polls next).
         stopTimeout: options.stopTimeout ?? config?.shutdownTimeoutMs
       })
+      // A job carries the trace context of the span that queued it (while tracing is on), for its own span's link.
+      const send: JobQueue.JobQueueShape["send"] = (name, data, sendOptions) =>
+        Tracing.enabled() ? Effect.flatMap(Tracing.withTraceContext(data), (traced) => queue.send(name, traced, sendOptions)) : queue.send(name, data, sendOptions)
       if (config?.role === "api") {
-        return JobQueue.JobQueue.of({ send: queue.send, work: () => Effect.void })
+        return JobQueue.JobQueue.of({ send, work: () => Effect.void })
       }
       const work: JobQueue.JobQueueShape["work"] = (name, handler, workOptions = {}) => {
         const concurrency = config?.queueConcurrency[name] ?? workOptions.concurrency
@@ -34,8 +38,9 @@ export const layerJobQueue = (options: JobQueue.LayerOptions = {}) =>
               Effect.onExit((exit) => Effect.sync(() => metrics.job(name, exit._tag === "Success", (performance.now() - started) / 1000)))
             )
           })
-        return queue.work(name, timed, { ...workOptions, concurrency })
+        const traced = (job: JobQueue.Job) => Tracing.jobSpan(name, job.data, timed(job))
+        return queue.work(name, traced, { ...workOptions, concurrency })
       }
-      return JobQueue.JobQueue.of({ send: queue.send, work })
+      return JobQueue.JobQueue.of({ send, work })
     })
   )

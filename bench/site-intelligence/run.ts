@@ -1,6 +1,7 @@
 /**
- * bench/site-intelligence, products half: generated shop sites (six generators: JSON-LD single and grouped with
- * variants, microdata, RDFa, OpenGraph only, a Shopify theme with its `.js` product JSON; varied layouts, related
+ * bench/site-intelligence, products half: generated shop sites (eight generators: JSON-LD single and grouped with
+ * variants, microdata, RDFa, OpenGraph only, a Shopify theme with its `.js` product JSON, a WooCommerce theme, an
+ * AggregateOffer with formatted prices; varied layouts, related
  * products, reviews, blog posts and category pages) served from one local HTTP server, each page read by core's
  * `Products.extractProduct` through the real Fetcher and pipeline. Reports the product-page verdict's accuracy and
  * per-field accuracy (name, price, currency, availability, variants, regular price) apart for fields the page states

@@ -1,7 +1,7 @@
 /**
  * Generated shop sites for the products half of bench/site-intelligence: each site has its own generator (how it
  * states its products: JSON-LD single or grouped, microdata, RDFa, OpenGraph, Shopify theme with `.js` product JSON,
- * WooCommerce markup), its own layout (navigation, breadcrumbs, related products, reviews, footers) and invented
+ * WooCommerce theme, AggregateOffer with formatted prices), its own layout (navigation, breadcrumbs, related products, reviews, footers) and invented
  * products, with the truth each page should give. Deterministic from a seed.
  */
 
@@ -186,6 +186,48 @@ const generators: Record<string, Generator> = {
     stated: { name: "structured", price: "structured", currency: "structured", availability: "structured", variants: "structured", regularPrice: "structured" }
   })
 }
+
+/** A WooCommerce theme's product page: its JSON-LD (an `@graph` with the breadcrumb, offers as an array with an
+ * untyped price specification, `http://` schema.org values) and its sale markup (`<del>` regular, `<ins>` sale). */
+const wooCommerce: Generator = (rnd, host, shop, item, related) => ({
+  path: `/product/${item.slug}/`,
+  html: doc(`${item.name} – ${shop}`,
+    `<link rel="stylesheet" href="/wp-content/plugins/woocommerce/assets/css/woocommerce.css">` + ld({
+      "@context": "https://schema.org/",
+      "@graph": [
+        { "@type": "BreadcrumbList", itemListElement: [{ "@type": "ListItem", position: 1, item: { name: "Shop", "@id": `https://${host}/shop/` } }] },
+        {
+          "@type": "Product", "@id": `https://${host}/product/${item.slug}/#product`, name: item.name, url: `https://${host}/product/${item.slug}/`, sku: item.sku,
+          offers: [{ "@type": "Offer", price: item.price.toFixed(2), priceValidUntil: "2027-12-31", priceSpecification: { price: item.price.toFixed(2), priceCurrency: item.currency[0], valueAddedTaxIncluded: "false" }, priceCurrency: item.currency[0], availability: item.stock[1].replace("https:", "http:"), url: `https://${host}/product/${item.slug}/` }]
+        }
+      ]
+    }),
+    `<div class="woocommerce">${chrome(rnd, shop,
+      `<h1 class="product_title entry-title">${esc(item.name)}</h1><p class="price">` +
+        (item.regular === null
+          ? `<span class="woocommerce-Price-amount amount"><bdi>${money(item, item.price)}</bdi></span>`
+          : `<del aria-hidden="true"><span class="woocommerce-Price-amount amount"><bdi>${money(item, item.regular)}</bdi></span></del> <ins><span class="woocommerce-Price-amount amount"><bdi>${money(item, item.price)}</bdi></span></ins>`) +
+        `</p><p class="stock">${item.stock[2]}</p>`, related)}</div>`),
+  truth: { ...truthOf(item, false) },
+  stated: { name: "structured", price: "structured", currency: "structured", availability: "structured", variants: "structured", regularPrice: "markup" }
+})
+
+/** JSON-LD with an `AggregateOffer` (lowest and highest price of several sellers), prices with thousands separators. */
+const aggregateOffer: Generator = (rnd, host, shop, item, related) => {
+  const high = item.price * 1.3
+  return {
+    path: `/dp/${item.sku}`,
+    html: doc(item.name, ld({
+      "@context": "https://schema.org", "@type": "Product", name: item.name, gtin13: `40${String(item.sku.length).padStart(11, "0")}`,
+      offers: { "@type": "AggregateOffer", lowPrice: item.price.toLocaleString("en-US", { minimumFractionDigits: 2 }), highPrice: high.toFixed(2), offerCount: 3, priceCurrency: item.currency[0], availability: item.stock[1] }
+    }), chrome(rnd, shop, `<h1>${esc(item.name)}</h1><p>From ${money(item, item.price)} at 3 sellers</p>`, related)),
+    truth: { ...truthOf(item, false), regularPrice: null },
+    stated: { name: "structured", price: "structured", currency: "structured", availability: "structured", variants: "structured", regularPrice: "structured" }
+  }
+}
+
+generators.wooCommerce = wooCommerce
+generators.aggregateOffer = aggregateOffer
 
 /** The `.js` JSON a Shopify store answers for a product page of {@link generators.shopifyTheme}. */
 const shopifyJs = (item: Item) => ({

@@ -124,3 +124,6 @@ console.log(`products lowest field accuracy, stated in structured data: ${lowest
 console.log(`products lowest field accuracy, inferred from markup: ${lowestMarkup.toFixed(3)} (target >= 0.8)`)
 console.log(`products throughput: ${(work.length / seconds).toFixed(1)} pages/s (${seconds.toFixed(1)} s, ${CONCURRENCY} at a time, fresh fetches)`)
 if (showMisses || misses.length <= 10) for (const miss of misses.slice(0, 50)) console.log(`  miss: ${miss}`)
+
+// The brand half (brand.ts: its own generated sites, fields and the warm-browser cold retrieval) on the same arguments.
+await import("./brand.js")

@@ -182,13 +182,25 @@ const resolution = (facts: ImageFacts): Resolution => ({
 
 const ICON_SOURCES = new Set<LogoCandidate["source"]>(["apple-touch-icon", "icon", "mask-icon", "manifest", "favicon"])
 
-/** A title's brand part and the rest: "Acme | Tools for builders" → ["Acme", "Tools for builders"]. */
-const splitTitle = (title: string): readonly [string, string | undefined] => {
+// Words that name a page, never a brand ("Home | Acme", "Welcome - Acme").
+const PAGE_WORDS = /^(home|homepage|home page|welcome|start|index|main|official site|official website)$/i
+
+const squash = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "")
+
+/**
+ * A title's brand part and the rest: "Acme | Tools for builders" → ["Acme", "Tools for builders"]. The brand is the end
+ * that names the domain or a known name (`hints`), else the end that is not a page word, else the shorter end.
+ */
+const splitTitle = (title: string, hints: ReadonlyArray<string>): readonly [string, string | undefined] => {
   const parts = title.split(/\s+[|–—·:-]\s+/).map((p) => p.trim()).filter((p) => p !== "")
   if (parts.length < 2) return [title.trim(), undefined]
-  // The brand is the shorter end (titles are "Brand | tagline" or "Page - Brand").
   const first = parts[0]!, last = parts[parts.length - 1]!
-  return first.length <= last.length ? [first, parts.slice(1).join(" - ")] : [last, parts.slice(0, -1).join(" - ")]
+  const asFirst = [first, parts.slice(1).join(" - ")] as const
+  const asLast = [last, parts.slice(0, -1).join(" - ")] as const
+  const named = (part: string) => hints.some((hint) => hint.length >= 3 && (squash(part).includes(hint) || hint.includes(squash(part))))
+  if (named(first) !== named(last)) return named(first) ? asFirst : asLast
+  if (PAGE_WORDS.test(first) !== PAGE_WORDS.test(last)) return PAGE_WORDS.test(first) ? asLast : asFirst
+  return first.length <= last.length ? asFirst : asLast
 }
 
 const RANGES: ReadonlyArray<readonly [number, string]> = [
@@ -471,7 +483,8 @@ export const retrieve = (
     for (const color of mainLogo?.colors ?? []) addColor(colors, { ...color, source: "logo" })
 
     // Title, description, slogan.
-    const [titleStem, titleRest] = splitTitle(metadata.title ?? "")
+    const hints = [target.domain.replace(/^www\./, "").split(".")[0] ?? "", text(manifest?.["short_name"]) ?? "", text(metadata.siteName) ?? ""].map(squash).filter((h) => h !== "")
+    const [titleStem, titleRest] = splitTitle(metadata.title ?? "", hints)
     const title = text(org("name")) ?? text(metadata.siteName) ?? text(manifest?.["name"]) ?? (titleStem === "" ? undefined : titleStem)
     const description = text(org("description")) ?? metadata.description
     const h1 = signals.h1 !== undefined && signals.h1.length <= 120 && signals.h1 !== title ? signals.h1 : undefined

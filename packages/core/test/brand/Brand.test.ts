@@ -3,12 +3,17 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Brand from "../../src/Brand.js"
 import { allPairs } from "../../src/internal/brand/eic.js"
 import { fetcherFor, startSites } from "../discovery/support/sites.js"
-import type * as FixtureSite from "../support/FixtureSite.js"
+import * as FixtureSite from "../support/FixtureSite.js"
 import * as Acme from "./support/acme.js"
 
 let site: FixtureSite.Site
 beforeAll(async () => {
-  site = await startSites({ "acme.test": await Acme.routes("acme.test") })
+  site = await startSites({
+    "acme.test": await Acme.routes("acme.test"),
+    // Titles whose longer end is the brand: a page word, or the domain, tells the ends apart.
+    "zbikes.test": { "/": FixtureSite.html("<html><head><title>Welcome - Zephyr Bikes</title></head><body><h1>Bikes</h1></body></html>") },
+    "zephyr.test": { "/": FixtureSite.html("<html><head><title>Shop bikes | Zephyr</title></head><body><h1>Bikes</h1></body></html>") }
+  })
 })
 afterAll(async () => {
   await site?.close()
@@ -69,6 +74,11 @@ describe("Brand.retrieve", () => {
     const hashes = new Set(assets.map((a) => a.sha256))
     for (const ref of [...brand.logos, ...brand.backdrops]) expect(hashes.has(ref.asset.sha256)).toBe(true)
     expect(assets.length).toBe(hashes.size)
+  })
+
+  it("takes the brand from the end of the title that is not a page word, or that names the domain", async () => {
+    expect((await retrieve({ domain: "zbikes.test" })).brand).toMatchObject({ title: "Zephyr Bikes", slogan: "Welcome" })
+    expect((await retrieve({ domain: "zephyr.test" })).brand).toMatchObject({ title: "Zephyr", slogan: "Shop bikes" })
   })
 
   it("each NAICS→EIC pair is a value of the SDK's enums", async () => {

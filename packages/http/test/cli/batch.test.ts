@@ -40,8 +40,11 @@ const temp = () => {
 beforeAll(async () => {
   const routes: FixtureSite.Routes = {}
   for (let i = 1; i <= 6; i++) routes[`/p/${i}`] = doc(`Page ${i}`)
-  // A page that answers only when the test lets it: a batch holding it stays running while the CLI starts again.
-  routes["/slow"] = (_req, res) => void held.push(() => res.writeHead(200, { "content-type": "text/html" }).end("<title>Slow</title><p>slow</p>"))
+  // Pages that answer only when the test lets them: a batch of 40 (read 4 at a time, each given up after the fetch's
+  // 30 s) stays running for minutes, however slowly the CLI starts on a loaded machine.
+  for (let i = 0; i < 40; i++) {
+    routes[`/slow/${i}`] = (_req, res) => void held.push(() => res.writeHead(200, { "content-type": "text/html" }).end("<title>Slow</title><p>slow</p>"))
+  }
   site = await FixtureSite.start(routes)
 })
 afterAll(async () => {
@@ -192,7 +195,8 @@ describe("sift batch --api (against a server)", () => {
   it("answers the API's errors with their codes and exit 2: results too early, unknown ids, no key; cancel of a running batch", async () => {
     const { secret } = await service.key()
     const api = ["--api", service.baseUrl, "--key", secret]
-    const submitted = await sift(["batch", "submit", ...api, "-"], {}, `${site.url}/slow\n${site.url}/p/6\n`)
+    const slow = Array.from({ length: 40 }, (_, i) => `${site.url}/slow/${i}\n`).join("")
+    const submitted = await sift(["batch", "submit", ...api, "-"], {}, slow)
     expect(submitted.code, submitted.stderr).toBe(0)
     const { id } = JSON.parse(submitted.stdout)
     const early = await sift(["batch", "results", id, ...api])
@@ -201,11 +205,15 @@ describe("sift batch --api (against a server)", () => {
     const cancelled = await sift(["batch", "cancel", id, ...api])
     expect(cancelled.code, cancelled.stderr).toBe(0)
     expect(JSON.parse(cancelled.stdout)).toMatchObject({ id, status: "cancelling" })
-    // The page in flight finishes, then the batch settles as cancelled.
+    // The pages in flight finish, then the batch settles as cancelled.
     for (const release of held.splice(0)) release()
     const watched = await sift(["batch", "status", id, "--watch", ...api])
     expect(watched.code, watched.stderr).toBe(0)
-    expect(JSON.parse(watched.stdout).status).toBe("cancelled")
+    const final = JSON.parse(watched.stdout)
+    expect(final.status).toBe("cancelled")
+    // Pages never started are skipped and refunded (a few were in flight).
+    expect(final.credits.refunded).toBeGreaterThanOrEqual(30)
+    expect(final.progress.pending).toBeGreaterThanOrEqual(30)
 
     const missing = await sift(["batch", "status", "batch_0000000000000000", ...api])
     expect(missing.code).toBe(2)

@@ -206,10 +206,10 @@ export const drive = (batchId: string, options: RunnerOptions = {}): Effect.Effe
     yield* settle(batchId, cancelling ? "cancelled" : "completed", options)
   }))
 
-/** Settles a batch once: its NDJSON parts, its refund and OCR charge, its final status and its completion event. */
+/** Settles a batch once: its NDJSON parts, its refund and OCR charge, its final status and its completion event (`failed` when no page succeeded and one failed). */
 export const settle = (
   batchId: string,
-  status: "completed" | "cancelled" | "failed",
+  asked: "completed" | "cancelled" | "failed",
   options: Pick<RunnerOptions, "fileUrl" | "partRecords"> = {}
 ) =>
   Effect.gen(function*() {
@@ -220,6 +220,8 @@ export const settle = (
     yield* transaction(Effect.gen(function*() {
       const [batch] = yield* sql<Views.BatchRow>`SELECT * FROM batches WHERE id = ${batchId} FOR UPDATE`
       if (batch === undefined || Views.isFinal(batch.status)) return
+      // A run in which every page read failed is the batch's failure (batch.failed), not a completion.
+      const status = asked === "completed" && batch.succeeded === 0 && batch.failed > 0 ? "failed" : asked
       const parts = yield* writeParts(batchId, blobs, options.partRecords ?? PART_RECORDS)
       const [ocr] = yield* sql<{ pages: string | number }>`
         SELECT coalesce(sum(ocr_pages), 0) AS pages FROM batch_pages WHERE batch_id = ${batchId} AND state = 'ok'`
@@ -227,8 +229,12 @@ export const settle = (
       const refund = Math.max(0, batch.credits_reserved - batch.succeeded)
       yield* credits.settle({ orgId: batch.org_id, batchId, refund, ocr: ocrPages })
       const now = new Date(yield* Clock.currentTimeMillis)
+      const top = Views.pageErrors(batch)[0]
+      const failure = status === "failed"
+        ? { code: top?.code ?? "INTERNAL_ERROR", message: `every page read failed (${batch.failed}); the most common error is ${top?.code ?? "unknown"}` }
+        : null
       const [settled] = yield* sql<Views.BatchRow>`
-        UPDATE batches SET status = ${status}, completed_at = ${now}, credits_refunded = ${refund}, ocr_charged = ${ocrPages},
+        UPDATE batches SET status = ${status}, failure = ${failure === null ? null : JSON.stringify(failure)}::jsonb, completed_at = ${now}, credits_refunded = ${refund}, ocr_charged = ${ocrPages},
           results_expire_at = ${new Date(now.getTime() + RESULTS_TTL_MS)}, lease_owner = NULL, lease_until = NULL
         WHERE id = ${batchId} RETURNING *`
       const webhook = batch.webhook as { url: string; retry?: { delays_seconds?: ReadonlyArray<number> }; legacy?: boolean } | null

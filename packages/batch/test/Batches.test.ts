@@ -208,6 +208,27 @@ for (const backend of backends) {
         expect(yield* balance(owner.orgId)).toBe(100 - view.progress.succeeded)
       }).pipe(Effect.provide(environment(backend))), 120_000)
 
+    it.scopedLive("a batch whose every page failed settles failed, everything refunded", () =>
+      Effect.gen(function*() {
+        const owner: Batches.Owner = { orgId: `org_${unique()}`, keyId: undefined, plan: "pro" }
+        yield* fund(owner.orgId, 10)
+        yield* BatchRunner.worker({ sweepMs: 500 })
+        const made = yield* Batches.submit(owner, scrapeBody([
+          { url: `${origin}/missing`, itemId: "a" },
+          { url: `${origin}/missing`, itemId: "b" }
+        ]), { requestId: "req_f" })
+        expect(yield* balance(owner.orgId)).toBe(8)
+        const view = yield* settled(owner, made.id)
+        expect(view.status).toBe("failed")
+        expect(view.failure).toEqual({ code: "WEBSITE_ACCESS_ERROR", message: "every page read failed (2); the most common error is WEBSITE_ACCESS_ERROR" })
+        expect(view.progress).toEqual({ failed: 2, pending: 0, succeeded: 0 })
+        expect(view.page_errors).toEqual([{ code: "WEBSITE_ACCESS_ERROR", count: 2 }])
+        expect(view.credits).toEqual({ net: 0, ocr_charged: 0, refunded: 2, reserved: 2 })
+        expect(yield* balance(owner.orgId)).toBe(10)
+        const records = yield* allResults(owner, made.id, 10)
+        expect(records.map((r) => [r["itemId"], r["status"]])).toEqual([["a", "error"], ["b", "error"]])
+      }).pipe(Effect.provide(environment(backend))), 120_000)
+
     it.scopedLive("caps, money and lifecycle: plan cap, unaffordable, cancel refunds the unread, results and delete wait for settlement", () =>
       Effect.gen(function*() {
         const owner: Batches.Owner = { orgId: `org_${unique()}`, keyId: undefined, plan: "free" }

@@ -172,7 +172,7 @@ const targetOf = (url: string): Effect.Effect<string, InvalidRequest> => {
 /**
  * Renders a page and reads its design (needs a `Renderer` in the environment, else `CapabilityMissing`). A page that
  * answers 4xx/5xx, a bot wall or a soft 404 fails as a scrape would; with `return-partial` a deadline reads the page
- * as it stands (`still-loading`).
+ * as it stands (`still-loading`), or fails with `RequestTimeout` when it shows no text yet.
  */
 export const read = (options: ReadOptions): Effect.Effect<PageDesign, ScrapeError> =>
   Effect.scoped(Effect.gen(function*() {
@@ -210,6 +210,10 @@ export const read = (options: ReadOptions): Effect.Effect<PageDesign, ScrapeErro
     }
     const open = session!
     const facts = yield* Deadline.finish(deadline, open.evaluate(collectInPage, { ...DEFAULT_LIMITS, ...options.limits }))
+    // A partial read is a result only when the page had shown something: no text yet is nothing to return.
+    if (page.finalDOMState !== "complete" && facts.fonts.length === 0) {
+      return yield* Deadline.expired(deadline, "nothing had loaded yet to return as a partial result")
+    }
     const readAt = yield* Clock.currentTimeMillis
     return {
       url: page.url,

@@ -122,6 +122,8 @@ describe("styleguide and fonts endpoints (pglite, Chromium, official SDK)", { ti
     site.route("/streaming", FixtureSite.slow({ chunks: [DesignSite.home, "<p>late words</p>", "<p>later</p>"], intervalMs: 8_000 }))
     const { orgId, secret } = await service.key()
     const client = clientFor(secret)
+    // The browser starts on first use: started here, so the deadlines below measure the pages, not its launch.
+    await client.web.extractFonts({ directUrl: `${site.url}/` })
     const before = await balance(orgId)
     const partial = await client.web.extractStyleguide({ directUrl: `${site.url}/streaming`, timeoutOpts: { milliseconds: 6_000, behavior: "return-partial" } })
     expect(partial.finalDOMState).toBe("still-loading")
@@ -133,6 +135,13 @@ describe("styleguide and fonts endpoints (pglite, Chromium, official SDK)", { ti
     const failed = await response.json() as any
     // Had the partial read been cached, this would be a hit, not a timeout.
     expect([response.status, failed.error_code, failed.key_metadata?.credits_consumed ?? 0]).toEqual([408, "REQUEST_TIMEOUT", 0])
+    // A page that has shown no text by the deadline (its head arrived, its body not yet) has no partial result: 408, uncharged.
+    site.route("/silent", FixtureSite.slow({ chunks: ["<!doctype html><html><head><title>Soon</title>", "</head><body><p>Late text</p></body></html>"], intervalMs: 20_000 }))
+    const silent = await fetch(`${service.baseUrl}/web/fonts?directUrl=${encodeURIComponent(`${site.url}/silent`)}&timeoutOpts[milliseconds]=5000&timeoutOpts[behavior]=return-partial`, {
+      headers: { authorization: `Bearer ${secret}` }
+    })
+    const silentBody = await silent.json() as any
+    expect([silent.status, silentBody.error_code, silentBody.key_metadata?.credits_consumed ?? 0]).toEqual([408, "REQUEST_TIMEOUT", 0])
     expect(await balance(orgId)).toBe(before - 1)
   })
 

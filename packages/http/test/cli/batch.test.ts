@@ -1,6 +1,6 @@
 import * as Auth from "@sift/auth"
 import { Effect } from "effect"
-import { execFile } from "node:child_process"
+import { execFile, spawn } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { PassThrough } from "node:stream"
@@ -40,6 +40,8 @@ const temp = () => {
 beforeAll(async () => {
   const routes: FixtureSite.Routes = {}
   for (let i = 1; i <= 6; i++) routes[`/p/${i}`] = doc(`Page ${i}`)
+  // Pages that take 300 ms each: an embedded batch of them runs long enough to be killed.
+  for (let i = 0; i < 40; i++) routes[`/later/${i}`] = (_req, res) => void setTimeout(() => doc(`Later ${i}`)(_req, res, undefined as never), 300)
   // Pages that answer only when the test lets them: a batch of 40 (read 4 at a time, each given up after the fetch's
   // 30 s) stays running for minutes, however slowly the CLI starts on a loaded machine.
   for (let i = 0; i < 40; i++) {
@@ -112,6 +114,39 @@ describe("sift batch, embedded", () => {
     expect(missing.code).toBe(2)
     expect(missing.stderr).toContain("error: NOT_FOUND:")
   }, 180_000)
+
+  it("a run killed mid-batch leaves it to status --watch, which resumes it: every page recorded once", async () => {
+    const dataDir = temp()
+    const env = { SIFT_DATA_DIR: join(dataDir, "data") }
+    const child = spawn(process.execPath, ["--import", "tsx", "--conditions=@sift/source", bin, "batch", "submit", "--concurrency", "2", "-"], {
+      env: { ...process.env, SIFT_ALLOW_PRIVATE_TARGETS: "true", SIFT_API_URL: undefined, SIFT_API_KEY: undefined, DATABASE_URL: undefined, ...env },
+      stdio: ["pipe", "pipe", "pipe"]
+    })
+    let stderr = ""
+    child.stderr!.on("data", (chunk) => (stderr += chunk))
+    const exited = new Promise<unknown>((resolve) => child.once("exit", (_code, signal) => resolve(signal)))
+    child.stdin!.end(Array.from({ length: 40 }, (_, i) => `${site.url}/later/${i}\n`).join(""))
+    // Killed once some pages are recorded and most are not.
+    const deadline = Date.now() + 90_000
+    while (!/running: [1-9]\d* succeeded/.test(stderr)) {
+      if (Date.now() > deadline) throw new Error(`no progress: ${stderr}`)
+      await new Promise((r) => setTimeout(r, 100))
+    }
+    child.kill("SIGKILL")
+    expect(await exited).toBe("SIGKILL")
+    const id = /(batch_[0-9A-Za-z]+) queued/.exec(stderr)![1]!
+    const before = JSON.parse((await sift(["batch", "status", id], env)).stdout)
+    expect(before.status).toBe("running")
+    expect(before.progress.pending).toBeGreaterThan(0)
+
+    // The killed run's lease lapses (30 s), then this one works the batch to the end.
+    const resumed = await sift(["batch", "status", id, "--watch"], env)
+    expect(resumed.code, resumed.stderr).toBe(0)
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ status: "completed", progress: { succeeded: 40, failed: 0, pending: 0 } })
+    const records = ndjson((await sift(["batch", "results", id], env)).stdout)
+    expect(records.map((r) => r.url)).toEqual(Array.from({ length: 40 }, (_, i) => `${site.url}/later/${i}`))
+    expect(records.every((r, i) => r.status === "ok" && r.markdown.includes(`# Later ${i}`))).toBe(true)
+  }, 240_000)
 
   it("reads the list from stdin, in HTML with --format html", async () => {
     const dataDir = temp()

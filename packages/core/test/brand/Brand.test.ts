@@ -1,4 +1,6 @@
 import { Effect } from "effect"
+import sharp from "sharp"
+import { crc32 } from "node:zlib"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Brand from "../../src/Brand.js"
 import { allPairs } from "../../src/internal/brand/eic.js"
@@ -6,12 +8,28 @@ import { fetcherFor, startSites } from "../discovery/support/sites.js"
 import * as FixtureSite from "../support/FixtureSite.js"
 import * as Acme from "./support/acme.js"
 
+/** A real PNG whose header claims 50,000 x 50,000 pixels (CRC fixed): a decompression bomb as sharp sees it. */
+const bombPng = async (): Promise<Uint8Array> => {
+  const png = Buffer.from(await sharp({ create: { width: 8, height: 8, channels: 3, background: "#ff0000" } }).png().toBuffer())
+  // IHDR: length (4) + "IHDR" (4) at offset 8; width and height at 16 and 20; its CRC over type + data at 29.
+  png.writeUInt32BE(50_000, 16)
+  png.writeUInt32BE(50_000, 20)
+  png.writeUInt32BE(crc32(png.subarray(12, 29)), 29)
+  return png
+}
+
 let site: FixtureSite.Site
 beforeAll(async () => {
   site = await startSites({
     "acme.test": await Acme.routes("acme.test"),
     // Titles whose longer end is the brand: a page word, or the domain, tells the ends apart.
     "zbikes.test": { "/": FixtureSite.html("<html><head><title>Welcome - Zephyr Bikes</title></head><body><h1>Bikes</h1></body></html>") },
+    // Hostile: a pixel bomb as the logo, a manifest over its 256 KiB cap.
+    "bomb.test": {
+      "/": FixtureSite.html(`<html><head><title>Bomb Co</title><link rel="manifest" href="/m.json"><script type="application/ld+json">${JSON.stringify({ "@type": "Organization", name: "Bomb Co", logo: "/bomb.png" })}</script></head><body></body></html>`),
+      "/bomb.png": FixtureSite.html(await bombPng(), { contentType: "image/png" }),
+      "/m.json": FixtureSite.html(JSON.stringify({ name: "x".repeat(1024 * 1024), theme_color: "#ff0000" }), { contentType: "application/json" })
+    },
     "zephyr.test": { "/": FixtureSite.html("<html><head><title>Shop bikes | Zephyr</title></head><body><h1>Bikes</h1></body></html>") }
   })
 })
@@ -79,6 +97,17 @@ describe("Brand.retrieve", () => {
   it("takes the brand from the end of the title that is not a page word, or that names the domain", async () => {
     expect((await retrieve({ domain: "zbikes.test" })).brand).toMatchObject({ title: "Zephyr Bikes", slogan: "Welcome" })
     expect((await retrieve({ domain: "zephyr.test" })).brand).toMatchObject({ title: "Zephyr", slogan: "Shop bikes" })
+  })
+
+  it("skips a logo claiming more pixels than the decode bound and a manifest over its cap, and still answers", async () => {
+    const started = Date.now()
+    const { assets, brand } = await retrieve({ domain: "bomb.test" })
+    expect(brand.title).toBe("Bomb Co")
+    expect(brand.logos).toEqual([])
+    expect(assets).toEqual([])
+    // The manifest's theme color was never read: the manifest was refused at its cap.
+    expect(brand.colors).toEqual([])
+    expect(Date.now() - started).toBeLessThan(10_000)
   })
 
   it("each NAICS→EIC pair is a value of the SDK's enums", async () => {

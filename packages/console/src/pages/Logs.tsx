@@ -113,10 +113,11 @@ const LogList = ({ query }: { query: URLSearchParams }) => {
   useEffect(() => {
     if (!live) return
     setTailed([])
-    const source = new EventSource("/v1/console/logs/tail")
+    // From the moment the tail was asked for (the stream may connect a moment later); reconnects resume by event id.
+    const source = new EventSource(`/v1/console/logs/tail?since=${encodeURIComponent(new Date().toISOString())}`)
     source.addEventListener("entry", (event) => {
       const entry = JSON.parse((event as MessageEvent).data) as Entry
-      setTailed((before) => [entry, ...before].slice(0, 200))
+      setTailed((before) => before.some((e) => e.request_id === entry.request_id) ? before : [entry, ...before].slice(0, 200))
     })
     return () => source.close()
   }, [live])

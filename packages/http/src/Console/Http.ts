@@ -251,17 +251,30 @@ const addMember = Effect.gen(function*() {
   return answer(201, { member: { id: added.id, email: added.email, role: added.role, verified: false } })
 })
 
-/** `text/event-stream` of the organization's new log entries (`event: entry`), polled once a second. */
+/**
+ * `text/event-stream` of the organization's new log entries (`event: entry`, `id:` the entry's timestamp), polled
+ * once a second, from `?since=` or `Last-Event-ID` (at most an hour back), else from now.
+ */
 const tail = Effect.gen(function*() {
   const signedIn = yield* caller
   const log = yield* RequestLog
+  // The Node request under it (the API front's and the platform's both keep it as `source`): polling stops once the
+  // browser has gone, instead of running out the stream's time.
+  const socket = ((yield* HttpServerRequest.HttpServerRequest) as unknown as { readonly source?: { readonly socket?: { readonly destroyed: boolean } } }).source?.socket
+  const open = () => socket === undefined || !socket.destroyed
   const orgId = signedIn.context.org.id
-  let since = new Date()
+  // From `since` (the page's moment of asking) or, on a reconnect, the last event's id (its timestamp), at most an
+  // hour back; else from now.
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const asked = request.headers["last-event-id"] ?? new URL(request.url, "http://x").searchParams.get("since") ?? ""
+  const askedAt = Date.parse(asked)
+  let since = new Date(Number.isNaN(askedAt) ? Date.now() : Math.min(Date.now(), Math.max(askedAt, Date.now() - 3_600_000)))
   let seen = new Set<string>()
   const started = Date.now()
   const encoder = new TextEncoder()
   const poll = Effect.map(
-    Effect.orElseSucceed(log.list({ orgId, from: since, to: new Date(Date.now() + 1_000), page: 1, limit: 100 }), () => ({ items: [] as const })),
+    // Suspended: each poll reads from the last entry seen up to its own now.
+    Effect.orElseSucceed(Effect.suspend(() => log.list({ orgId, from: since, to: new Date(Date.now() + 1_000), page: 1, limit: 100 })), () => ({ items: [] as const })),
     ({ items }) => {
       const fresh = [...items].reverse().filter((item) => !seen.has(item.request_id))
       if (fresh.length > 0) {
@@ -269,13 +282,13 @@ const tail = Effect.gen(function*() {
         since = new Date(last.timestamp)
         seen = new Set(items.filter((item) => item.timestamp === last.timestamp).map((item) => item.request_id))
       }
-      const text = fresh.map((item) => `event: entry\ndata: ${JSON.stringify(item)}\n\n`).join("")
+      const text = fresh.map((item) => `id: ${item.timestamp}\nevent: entry\ndata: ${JSON.stringify(item)}\n\n`).join("")
       return encoder.encode(text === "" ? ": waiting\n\n" : text)
     }
   )
   const stream = Stream.concat(
     Stream.make(encoder.encode("retry: 2000\n\n")),
-    Stream.repeatEffectWithSchedule(poll, Schedule.spaced("1 second")).pipe(Stream.takeWhile(() => Date.now() - started < TAIL_MS))
+    Stream.repeatEffectWithSchedule(poll, Schedule.spaced("1 second")).pipe(Stream.takeWhile(() => open() && Date.now() - started < TAIL_MS))
   )
   return HttpServerResponse.stream(stream, {
     contentType: "text/event-stream",

@@ -104,6 +104,10 @@ const go = async (page: Page, hash: string, ready: string) => {
   await page.waitForSelector(ready)
 }
 
+/** Waits until `selector` matches `n` elements (pages re-render in place after a filter changes). */
+const rows = (page: Page, selector: string, n: number) =>
+  page.waitForFunction(([s, count]) => document.querySelectorAll(s as string).length === count, [selector, n] as const, { timeout: 15_000 })
+
 const shoot = (page: Page, name: string) => page.screenshot({ path: path.join(shots, `console-${name}.png`), fullPage: false })
 
 /** axe's serious and critical violations on the page as it is now. */
@@ -166,7 +170,7 @@ describe("the web console", () => {
 
     // Keys: empty state, then a key whose secret is shown once.
     await go(page, "keys", "#create-key")
-    expect(await page.textContent("main")).toContain("No keys yet")
+    await page.waitForSelector("text=No keys yet")
     await page.fill("#create-key input[name=name]", "billing job")
     await page.click("#create-key button[type=submit]")
     await page.waitForSelector("#new-secret")
@@ -189,14 +193,23 @@ describe("the web console", () => {
     expect(listed).toContain("400")
     await shoot(page, "logs")
     expect(await violations(page)).toEqual([])
+    // Live tail: a new call appears without reloading.
+    await page.check("#live-tail")
+    await page.waitForSelector("text=Waiting for requests")
+    const tailed = await fetch(`${service.baseUrl}/web/scrape/markdown?url=${encodeURIComponent(`${site.url}/prices`)}&tags=tailed`, { headers: { authorization: `Bearer ${secret}` } })
+    expect(tailed.status).toBe(200)
+    await page.waitForSelector("#tail-table code:has-text(\"/v1/web/scrape/markdown\")", { timeout: 15_000 })
+    expect(await page.locator("#tail-table tbody tr").count()).toBe(1)
+    await page.uncheck("#live-tail")
     await page.check("#log-filters input[name=errors_only]")
     await page.click("#log-filters button[type=submit]")
     await page.waitForFunction(() => location.hash.includes("errors_only=true"))
     await page.waitForSelector("#logs-table")
-    expect(await page.locator("#logs-table tbody tr").count()).toBe(1)
+    await rows(page, "#logs-table tbody tr", 1)
     expect(await page.textContent("#logs-table tbody")).toContain("400")
     await go(page, `logs?status_code=200&path=${encodeURIComponent("/web/scrape/markdown")}`, "#logs-table")
-    expect(await page.locator("#logs-table tbody tr").count()).toBe(1)
+    await rows(page, "#logs-table tbody tr", 2)
+    expect(await page.textContent("#logs-table tbody")).not.toContain("400")
     await go(page, "logs?error_code=WEBSITE_BLOCKED", "text=No entries match these filters")
     await go(page, `logs/${requestId}`, "#log-detail")
     expect(await page.textContent("#log-detail")).toContain(requestId)
@@ -206,7 +219,7 @@ describe("the web console", () => {
 
     // Overview: the calls counted (per hour, as they were logged).
     await go(page, "overview", "#usage-table")
-    expect(await page.textContent("#requests-total")).toBe("2")
+    expect(await page.textContent("#requests-total")).toBe("3")
     expect(await page.textContent("#usage-table")).toContain("/v1/web/scrape/markdown")
     await shoot(page, "overview")
     expect(await violations(page)).toEqual([])
@@ -231,7 +244,7 @@ describe("the web console", () => {
 
     // No monitors yet: the empty state carries the first monitor's form.
     await go(page, "monitors", "#monitor-form")
-    expect(await page.textContent("main")).toContain("No monitors yet")
+    await page.waitForSelector("text=No monitors yet")
     expect(await violations(page)).toEqual([])
     await page.fill("#monitor-form input[name=name]", "Prices")
     await page.fill("#monitor-form input[name=url]", `${site.url}/prices`)
@@ -311,8 +324,20 @@ describe("the web console", () => {
     expect(await page.textContent("#members-table")).toContain(owner.email)
     await shoot(page, "settings")
     expect(await violations(page)).toEqual([])
-    await go(page, "batches", "#page-title")
-    await page.waitForSelector(".empty, table")
+    // Batches: a list of URLs submitted, its progress followed live to the end, its results downloadable.
+    await go(page, "batches", "#batch-form")
+    await page.waitForSelector("text=No batches yet")
+    await page.fill("#batch-form textarea[name=urls]", `${site.url}/prices\n${site.url}/missing`)
+    await page.click("#batch-form button[type=submit]")
+    await page.waitForSelector("#batches-table")
+    await page.waitForSelector("#batches-table >> text=completed", { timeout: 60_000 })
+    expect(await page.textContent("#batches-table")).toContain("1 ok · 1 failed · 0 pending")
+    const part = await page.getAttribute("#batches-table a[download]", "href")
+    const download = await fetch(part!)
+    expect(download.status).toBe(200)
+    const records = (await import("node:zlib")).gunzipSync(Buffer.from(await download.arrayBuffer())).toString("utf8").trim().split("\n").map((line) => JSON.parse(line))
+    expect(records.map((r: { status: string }) => r.status)).toEqual(["ok", "error"])
+    await shoot(page, "batches")
     expect(await violations(page)).toEqual([])
 
     // Another organization cannot see or touch the monitor.

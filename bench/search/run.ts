@@ -112,7 +112,7 @@ const queries = Array.from({ length: queryCount }, () => {
   return { topic, text: [...chosen].join(" ") }
 })
 
-const grade = (page: Page, topic: number) => page.primary === topic ? 2 : page.secondary === topic ? 1 : 0
+const grade = (page: Page, topic: number): number => page.primary === topic ? 2 : page.secondary === topic ? 1 : 0
 
 /** nDCG@10 of a ranking (page indexes) for a query's topic. */
 const ndcg = (ranking: ReadonlyArray<number>, topic: number): number => {

@@ -6,9 +6,10 @@
  * (stemmed: `english`, `german`, ... when the database has it). A query matches either. Pages asked for with ZDR are
  * never given to it (its callers' rule); rows expire with the page cache's retention and are swept like its entries.
  *
- * Ranking: pages holding every query word first (ts_rank over the weighted fields, with a length normalization and
- * each word's rarity among this organization's matches), then, when they are fewer than asked for, pages holding
- * some of the words.
+ * Ranking of plain words: BM25's idf of each word among the organization's pages (common words from ANALYZE's most
+ * common lexemes, rare ones counted exactly); candidates are the pages holding every selective word (then, when they
+ * are too few, any), at most `CANDIDATES`, cut by ts_rank; BM25 over the weighted fields (title x2, headings x1.5,
+ * body x1, counted from each candidate's tsvector) orders them. Phrases, `-word` and `OR` are ranked by ts_rank.
  *
  * @since 0.1.0
  */
@@ -133,6 +134,49 @@ export const plainText = (markdown: string): string =>
     .replace(/[`*_#>|~]+/g, " ")
     .replace(/\s+/g, " ")
     .trim()
+
+/** Candidate pages scored per query at most: the index finds them (cut by ts_rank), BM25 orders them. */
+const CANDIDATES = 100
+
+/** Field weights (title, headings, body: the tsvector's weights A, B, C) and BM25's parameters. */
+const FIELD_WEIGHTS: Readonly<Record<string, number>> = { A: 2, B: 1.5, C: 1 }
+const K1 = 1.2
+const B = 0.75
+
+/**
+ * BM25 of each page over its weighted fields (its tsvector as text: `'lexeme':1A,2,3C ...`) for the query's words (each
+ * its lexemes in both configurations and its idf): a word's count is the weighted sum of its counts per field, the
+ * page's length the weighted sum of its fields' lengths, averaged over the pages scored. Each occurrence is indexed
+ * once per configuration, so counts and lengths are halved.
+ */
+export const bm25Fields = (documents: ReadonlyArray<string>, words: ReadonlyArray<{ readonly lexemes: ReadonlyArray<string>; readonly idf: number }>): Array<number> => {
+  const wanted = new Map<string, Array<number>>()
+  words.forEach((word, i) => word.lexemes.forEach((lexeme) => wanted.set(lexeme, [...(wanted.get(lexeme) ?? []), i])))
+  const parsed = documents.map((text) => {
+    const lengths: Record<string, number> = { A: 0, B: 0, C: 0, D: 0 }
+    const tf = words.map(() => ({ A: 0, B: 0, C: 0, D: 0 } as Record<string, number>))
+    for (const match of text.matchAll(/'((?:[^']|'')*)':([0-9A-D,]+)/g)) {
+      const positions = match[2]!.split(",")
+      const hits = wanted.get(match[1]!.replace(/''/g, "'"))
+      for (const position of positions) {
+        const field = /[A-D]$/.test(position) ? position.slice(-1) : "D"
+        lengths[field]! += 0.5
+        if (hits !== undefined) for (const i of hits) tf[i]![field]! += 0.5
+      }
+    }
+    return { lengths, tf }
+  })
+  // One length per page (its fields weighted as their words are), as BM25 over the weighted concatenation has it.
+  const lengthOf = (lengths: Record<string, number>) => ["A", "B", "C"].reduce((sum, field) => sum + FIELD_WEIGHTS[field]! * lengths[field]!, 0)
+  const average = Math.max(1, parsed.reduce((sum, p) => sum + lengthOf(p.lengths), 0) / Math.max(1, parsed.length))
+  return parsed.map(({ lengths, tf }) => {
+    const norm = 1 - B + B * lengthOf(lengths) / average
+    return words.reduce((score, word, i) => {
+      const weighted = ["A", "B", "C"].reduce((sum, field) => sum + FIELD_WEIGHTS[field]! * tf[i]![field]!, 0)
+      return weighted === 0 ? score : score + word.idf * (weighted * (K1 + 1)) / (K1 * norm + weighted)
+    }, 0)
+  })
+}
 
 const toMillis = (value: unknown): number =>
   value instanceof Date ? value.getTime() : typeof value === "number" ? value : Number(value)
@@ -289,30 +333,30 @@ export const make = (options: Options = {}): Effect.Effect<PageIndex["Type"], ne
           })
           if (found.length === 0) return []
           if (!found.some((w) => w.match)) found.forEach((w) => (w.match = true))
+          const lexemesOf = new Map(lexemes.map((row) => [row.word, Array.isArray(row.lexemes) ? row.lexemes : String(row.lexemes).replace(/^\{|\}$/g, "").split(",").filter((l) => l !== "")]))
           const column = (i: number) => sql.literal(`q${i}`)
-          const rank = sql.join(" + ", false)(found.map((w, i) => sql`${w.idf}::float8 * ts_rank('{0.1, 0.2, 0.4, 1.0}', p.document, q.${column(i)}, 1)`))
-          const present = sql.join(" + ", false)(found.map((_w, i) => sql`(p.document @@ q.${column(i)})::int`))
           const selective = found.flatMap((w, i) => (w.match ? [sql`q.${column(i)}`] : []))
-          const ranked = (matching: ReturnType<ReturnType<typeof sql.join>>) => sql<{ url: string; title: string; snippet: string; rank: number; indexedAt: unknown }>`
+          // Candidates: pages holding the selective words, cut (when there are very many) by ts_rank of that match.
+          const candidates = (matching: ReturnType<ReturnType<typeof sql.join>>) => sql<{ url: string; title: string; snippet: string; document: string; indexedAt: unknown }>`
             WITH q AS (SELECT ${sql.join(", ", false)(found.map((w, i) => sql`${queryOf(w.word)} AS ${column(i)}`))}),
             inc AS (SELECT jsonb_array_elements_text(${domainsJson(query.includeDomains)}::jsonb) AS d),
             exc AS (SELECT jsonb_array_elements_text(${domainsJson(query.excludeDomains)}::jsonb) AS d)
-            SELECT p.url, p.title, p.snippet,
-              -- Lucene's classic coordination: the idf-weighted field ranks, times the share of the words present.
-              ((${rank}) * (${present})::float8 / ${found.length}::float8)::float8 AS rank,
-              (extract(epoch from p.indexed_at) * 1000)::float8 AS "indexedAt"
+            SELECT p.url, p.title, p.snippet, p.document::text AS document, (extract(epoch from p.indexed_at) * 1000)::float8 AS "indexedAt"
             FROM page_index p, q
             WHERE p.org_id = ${query.orgId} AND p.document @@ (${matching}) AND p.expires_at > now()
               AND (${minIndexed}::timestamptz IS NULL OR p.indexed_at >= ${minIndexed}::timestamptz)
               AND (NOT EXISTS (SELECT 1 FROM inc) OR EXISTS (SELECT 1 FROM inc WHERE p.host_rev = inc.d OR p.host_rev LIKE inc.d || '.%'))
               AND NOT EXISTS (SELECT 1 FROM exc WHERE p.host_rev = exc.d OR p.host_rev LIKE exc.d || '.%')
-            ORDER BY rank DESC, p.url
-            LIMIT ${query.limit}`
-          // Pages holding every selective word first (few, so few are ranked); any of them only when those are too few.
-          const every = selective.length > 1 ? yield* ranked(sql.join(" && ", false)(selective)) : []
-          if (every.length >= query.limit) return every
-          const some = yield* ranked(sql.join(" || ", false)(selective))
-          return [...every, ...some.filter((row) => !every.some((e) => e.url === row.url))].slice(0, query.limit)
+            ORDER BY ts_rank('{0.1, 0.2, 0.4, 1.0}', p.document, (${matching}), 1) DESC, p.url
+            LIMIT ${CANDIDATES}`
+          // Pages holding every selective word first; any of them only when those are too few.
+          const every = selective.length > 1 ? yield* candidates(sql.join(" && ", false)(selective)) : []
+          const some = every.length >= query.limit ? [] : yield* candidates(sql.join(" || ", false)(selective))
+          const pool = [...every, ...some.filter((row) => !every.some((e) => e.url === row.url))]
+          const scored = bm25Fields(pool.map((row) => row.document), found.map((w) => ({ lexemes: lexemesOf.get(w.word) ?? [], idf: w.idf })))
+          return pool.map((row, i) => ({ ...row, rank: scored[i]! }))
+            .sort((x, y) => y.rank - x.rank || (x.url < y.url ? -1 : 1))
+            .slice(0, query.limit)
         })
       return Effect.gen(function*() {
         // Quoted phrases, exclusions and OR say exactly what must match: websearch syntax, ranked by ts_rank.

@@ -10,6 +10,8 @@ const facts = (over: Partial<PageFacts>): PageFacts => ({
   htmlBackground: color("#000000", 0),
   bodyBackground: color("#000000", 0),
   bodyColor: color("#222222"),
+  surfaceBackground: undefined,
+  surfaceColor: undefined,
   colorScheme: "normal",
   typography: { h1: undefined, h2: undefined, h3: undefined, h4: undefined, p: undefined },
   headingColors: [],

@@ -156,6 +156,12 @@ describe("Styleguide.read (Chromium)", { timeout: 60_000 }, () => {
     expect(site.exchanges.some((e) => e.path.startsWith("/css2?family=Lora") && e.headers.host === "fonts.googleapis.com")).toBe(true)
   })
 
+  it("an app whose body paints nothing: the root wrapper covering the page is the background (not a hero inside it)", async () => {
+    const design = await runtime.runPromise(Styleguide.read({ url: `${site.url}/app` }))
+    expect(design.styleguide.colors).toEqual({ accent: "#a78bfa", background: "#0b0f19", text: "#cbd5e1" })
+    expect(design.styleguide.mode).toBe("dark")
+  })
+
   it("emulates prefers-color-scheme: dark flips the background, the text and the mode", async () => {
     const design = await runtime.runPromise(Styleguide.read({ url: `${site.url}/`, colorScheme: "dark" }))
     expect(design.styleguide.colors).toEqual({ accent: "#ff5500", background: "#0f1115", text: "#f2f2f2" })

@@ -123,6 +123,14 @@ export const googleCss = `/* cyrillic */
 }
 `
 
+/** An app whose body paints nothing: its root wrapper, full width and at least the viewport's height, is the page. */
+export const app = `<!doctype html><html><head><title>App</title><style>
+body { margin: 0; font-family: sans-serif; }
+#root { background: #0b0f19; color: #cbd5e1; min-height: 100vh; }
+.hero { background: #7c3aed; color: #ffffff; height: 200px; }
+a { color: #a78bfa; }
+</style></head><body><div id="root"><div class="hero"><h1>Ship faster</h1></div><p>All your deploys in one dashboard. <a href="/deploys">See deploys</a></p></div></body></html>`
+
 /** A Cloudflare challenge page. */
 export const wall = `<!doctype html><html><head><title>Just a moment...</title></head><body><div id="challenge-form">Checking your browser</div></body></html>`
 
@@ -131,6 +139,7 @@ export const routes = (): FixtureSite.Routes => ({
   "/": FixtureSite.html(home),
   "/night": FixtureSite.html(night),
   "/google": FixtureSite.html(googled),
+  "/app": FixtureSite.html(app),
   "/css2": FixtureSite.html(googleCss, { contentType: "text/css; charset=utf-8", headers: { "access-control-allow-origin": "*" } }),
   "/fonts/brand-sans-400.ttf": FixtureSite.html(fontFile("DejaVuSans.ttf"), { contentType: "font/ttf" }),
   "/fonts/brand-sans-700.ttf": FixtureSite.html(fontFile("DejaVuSans-Bold.ttf"), { contentType: "font/ttf" }),

@@ -108,6 +108,13 @@ export interface PageFacts {
   readonly htmlBackground: PageColor
   readonly bodyBackground: PageColor
   readonly bodyColor: PageColor
+  /**
+   * The background of the outermost opaque box that covers the page (full width, at least the viewport's height):
+   * an app's root wrapper, for pages whose body and root paint nothing.
+   */
+  readonly surfaceBackground: PageColor | undefined
+  /** That box's text color. */
+  readonly surfaceColor: PageColor | undefined
   /** The computed `color-scheme` of the root (`normal`, `light dark`, ...). */
   readonly colorScheme: string
   readonly typography: Readonly<Record<"h1" | "h2" | "h3" | "h4" | "p", BoxStyle | undefined>>
@@ -224,6 +231,8 @@ export const collectInPage = async (limits: CollectLimits): Promise<PageFacts> =
   const spacing: Array<number> = []
   const shadows: Array<string> = []
   const stacks = new Set<string>()
+  let surface: { hex: string; alpha: number } | undefined
+  let surfaceColor: { hex: string; alpha: number } | undefined
   const fonts = new Map<string, { elements: number; words: number; tags: Set<string> }>()
   const cardTags = new Set(["div", "article", "section", "li", "aside", "figure", "a"])
   const skipped = new Set(["script", "style", "noscript", "template", "svg", "head", "meta", "link", "title"])
@@ -253,6 +262,16 @@ export const collectInPage = async (limits: CollectLimits): Promise<PageFacts> =
       entry.words += words
       if (entry.tags.size < 20) entry.tags.add(tag)
       fonts.set(stack, entry)
+    }
+    if (surface === undefined && i >= 0) {
+      const background = colorOf(style.backgroundColor)
+      if (background.alpha >= 0.5) {
+        const rect = element.getBoundingClientRect()
+        if (rect.width >= window.innerWidth * 0.9 && rect.height >= Math.min(window.innerHeight, root.scrollHeight) * 0.9) {
+          surface = background
+          surfaceColor = colorOf(style.color)
+        }
+      }
     }
     if (tag in typography && typography[tag] === undefined) typography[tag] = boxOf(element, style)
     if (/^h[1-6]$/.test(tag) && headingColors.length < limits.maxControls) headingColors.push(colorOf(style.color))
@@ -388,6 +407,8 @@ export const collectInPage = async (limits: CollectLimits): Promise<PageFacts> =
     htmlBackground: colorOf(rootStyle.backgroundColor),
     bodyBackground: colorOf(bodyStyle.backgroundColor),
     bodyColor: colorOf(bodyStyle.color),
+    surfaceBackground: surface,
+    surfaceColor,
     colorScheme: cut(rootStyle.colorScheme),
     typography: typography as PageFacts["typography"],
     headingColors,

@@ -45,10 +45,14 @@ const isVivid = (color: PageColor) => {
 /** Whether a box paints its own background (a filled button or card), other than the page's. */
 const isFilled = (color: PageColor, page: string) => color.alpha >= 0.5 && color.hex !== page
 
-/** The page's background: the body's when painted, else the root's, else the canvas of its color scheme. */
+/**
+ * The page's background: the body's when painted, else the root's, else the outermost opaque box covering the page
+ * (an app's wrapper), else the canvas of its color scheme.
+ */
 export const backgroundOf = (facts: PageFacts): string => {
   if (facts.bodyBackground.alpha > 0) return facts.bodyBackground.hex
   if (facts.htmlBackground.alpha > 0) return facts.htmlBackground.hex
+  if (facts.surfaceBackground !== undefined) return facts.surfaceBackground.hex
   return /\bdark\b/.test(facts.colorScheme) && !/\blight\b/.test(facts.colorScheme) ? "#121212" : "#ffffff"
 }
 
@@ -431,7 +435,9 @@ export const shadowsOf = (values: ReadonlyArray<string>): Styleguide.Shadows => 
 /** The styleguide of a page's facts. */
 export const styleguideOf = (facts: PageFacts): Styleguide.Styleguide => {
   const background = backgroundOf(facts)
-  const text = facts.bodyColor.hex
+  // The text on that background: the wrapper's when the wrapper is the page.
+  const wrapped = facts.bodyBackground.alpha === 0 && facts.htmlBackground.alpha === 0 && facts.surfaceColor !== undefined
+  const text = wrapped ? facts.surfaceColor!.hex : facts.bodyColor.hex
   const card = cardOf(facts.cards)
   const t = facts.typography
   return {

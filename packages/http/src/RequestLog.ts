@@ -159,8 +159,10 @@ export const migrations = {
   // transaction that writes the log rows (whichever path writes them), so the overview never scans the log.
   "0004_usage_hourly": Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(Usage.migrationSql).unprepared),
   // Roles in an organization for the console (owner: keys and members; member: the rest). Existing users own theirs.
+  // The users table is auth's (whose migrations run first); a database without it (the log alone) has no one to give
+  // a role.
   "0005_user_roles": Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql`ALTER TABLE users ADD COLUMN role text NOT NULL DEFAULT 'owner'`.unprepared)
+    sql`ALTER TABLE IF EXISTS users ADD COLUMN IF NOT EXISTS role text NOT NULL DEFAULT 'owner'`.unprepared)
 }
 
 // The columns a batch fills, in the order of the JSON records it is sent as.

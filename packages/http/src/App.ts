@@ -17,6 +17,7 @@ import { randomUUID } from "node:crypto"
 import { BlobStore, Mailer } from "@sift/store"
 import * as LanguageModel from "@sift/core/LanguageModel"
 import * as SearchProvider from "@sift/core/SearchProvider"
+import * as News from "@sift/core/News"
 import * as PageIndex from "@sift/store/PageIndex"
 import { migrations as webhookMigrations } from "@sift/webhooks"
 import * as Admin from "./Admin.js"
@@ -42,6 +43,9 @@ import * as Crawl from "./Crawl/Http.js"
 import * as Competitors from "./Search/Competitors.js"
 import * as Search from "./Search/Http.js"
 import * as Naics from "./Naics/Http.js"
+import * as NewsRoutes from "./News/Http.js"
+import * as NewsPoller from "./News/Poller.js"
+import * as NewsStore from "./News/Store.js"
 import * as OpenApi from "./OpenApi.js"
 import * as Parse from "./Parse/Http.js"
 import * as Products from "./Products/Http.js"
@@ -123,6 +127,8 @@ const routeFor = (request: HttpServerRequest.HttpServerRequest) => {
       return RequestPipeline.serve(api, BrandRoutes.search)
     case "POST /v1/utility/prefetch":
       return RequestPipeline.serve(prefetchRoute, BrandRoutes.prefetch)
+    case "POST /v1/news/search":
+      return RequestPipeline.serve(api, NewsRoutes.search)
     case "POST /v1/web/crawl":
       return RequestPipeline.serve(api, Crawl.crawl)
     case "POST /v1/parse":
@@ -176,7 +182,8 @@ export const migrations = {
   webhooks: webhookMigrations,
   monitors: monitorMigrations,
   batch: batchMigrations,
-  brand: BrandStore.migrations
+  brand: BrandStore.migrations,
+  news: NewsStore.migrations
 }
 
 /** Makes sure the `SIFT_BOOTSTRAP_KEY` exists (idempotent), for containers and CI. */
@@ -200,15 +207,21 @@ const monitors = Layer.unwrapEffect(Effect.map(
 
 /** The process's one job queue (pg-boss on the same database): URL enrichment, monitor runs, webhook deliveries. */
 // Shaped by the process's role (`SIFT_ROLE`): an `api` process sends jobs but runs none.
-const jobs = Roles.layerJobQueue({ queues: [UrlEnrichment.QUEUE, ...MonitorService.QUEUES, Batches.QUEUE, BrandPrefetch.QUEUE] })
+const jobs = Roles.layerJobQueue({ queues: [UrlEnrichment.QUEUE, ...MonitorService.QUEUES, Batches.QUEUE, BrandPrefetch.QUEUE, NewsPoller.QUEUE] })
 
 /** Batch credits from the ledger, and the batch workers (drives, lapsed leases, expired results). */
 const batches = BatchServices.layerWorker.pipe(Layer.provideMerge(BatchServices.layerCredits))
 
-const services = Layer.mergeAll(monitors, UrlEnrichment.layerIndex(), AgentLimits.layerCleanup, batches, BrandPrefetch.layer).pipe(
+/** Feeds and the EDGAR origin (`SIFT_EDGAR_URL`, default https://www.sec.gov) for news. */
+const newsSource = Layer.unwrapEffect(Effect.map(
+  Config.string("SIFT_EDGAR_URL").pipe(Config.withDefault("https://www.sec.gov")),
+  (edgarBaseUrl) => News.layer({ edgarBaseUrl })
+)).pipe(Layer.orDie)
+
+const services = Layer.mergeAll(monitors, UrlEnrichment.layerIndex(), AgentLimits.layerCleanup, batches, BrandPrefetch.layer, NewsPoller.layer).pipe(
   Layer.provideMerge(ConsoleSession.layer),
   Layer.provideMerge(Layer.mergeAll(RequestLog.RequestLog.Default, Auth.layer, Mailer.layerConfig(), Naics.layerCompanies, BlobStore.layerSql,
-    PageIndex.layer(), Layer.orDie(SearchProvider.layerConfig), Layer.orDie(LanguageModel.layerConfig))),
+    PageIndex.layer(), Layer.orDie(SearchProvider.layerConfig), Layer.orDie(LanguageModel.layerConfig), newsSource)),
   Layer.provideMerge(jobs)
 )
 

@@ -150,6 +150,7 @@ export const startupBanner = (config: ServiceConfig.ServiceConfig, url: string, 
     `  API        ${url}/v1   (health: ${url}/health, readiness: ${url}/ready)`,
     `  Data       ${data}`,
     `  First key  ${sameDatabase}`,
+    `  Console    ${url}/   (first account: npx sift users create EMAIL --org ORG)`,
     ""
   ].join("\n")
 }

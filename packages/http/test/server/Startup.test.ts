@@ -138,6 +138,7 @@ describe("sift serve start-up", () => {
       expect(text).toContain(`API        ${base}/v1`)
       expect(text).toContain(`Data       ${dir} (embedded PGlite`)
       expect(text).toContain(`SIFT_DATA_DIR=${dir} npx sift keys create --name NAME --plan scale`)
+      expect(text).toContain(`Console    ${base}/   (first account: npx sift users create EMAIL --org ORG)`)
     } finally {
       await stopServer(server)
       await Promise.allSettled(outcomes)

@@ -13,12 +13,13 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import { type Cache, Crawler, type Fetcher, ScrapeRequest, UrlNormal } from "@sift/core"
+import { Cache, Crawler, type Fetcher, ScrapeRequest, UrlNormal } from "@sift/core"
 import { BlobStore } from "@sift/store/BlobStore"
 import * as Ids from "@sift/store/Ids"
 import { JobQueue, type JobQueueError } from "@sift/store/JobQueue"
+import { PageIndex } from "@sift/store/PageIndex"
 import { Deliveries } from "@sift/webhooks"
-import { Clock, Duration, Effect, type Scope } from "effect"
+import { Clock, Duration, Effect, Option, type Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import { createGzip } from "node:zlib"
 import { BatchCredits } from "./BatchCredits.js"
@@ -186,6 +187,23 @@ export const drive = (batchId: string, options: RunnerOptions = {}): Effect.Effe
           WHERE id = ${batchId} AND EXISTS (SELECT 1 FROM written)
           RETURNING (SELECT count(*) FROM added) AS added`
         pages -= links.length - Number(counted?.added ?? 0)
+        // Sift's own page index (when the service provides it) keeps the page's Markdown for its organization; not a
+        // page read with forwarded headers, which the page cache refuses too.
+        if (state === "ok" && outcome._tag === "Scraped" && request._tag === "Right" && Cache.usesCache(request.right)) {
+          const result = outcome.result
+          const index = yield* Effect.serviceOption(PageIndex)
+          if (Option.isSome(index) && typeof result.markdown.data === "string" && result.markdown.data.trim() !== "" && result.isPartial !== true) {
+            yield* index.value.add([{
+              orgId: batch.org_id,
+              url: result.url,
+              title: result.metadata.title ?? "",
+              headings: (result.metadata.headings ?? []).map((heading) => heading.text),
+              markdown: result.markdown.data,
+              description: result.metadata.description,
+              language: result.metadata.language
+            }])
+          }
+        }
       })
 
     let after = 0

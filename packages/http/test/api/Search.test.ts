@@ -13,6 +13,7 @@ import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Hosts, startSites } from "../../../core/test/discovery/support/sites.js"
 import * as FixtureSite from "../../../core/test/support/FixtureSite.js"
+import { eventually } from "../support/eventually.js"
 import * as TestService from "../support/TestService.js"
 
 const page = (title: string, body: string, lang = "en") =>
@@ -35,6 +36,7 @@ const hosts: Hosts = {
   },
   "private.test": { "/": page("Private notes", "The flux capacitor calibration secret of a ZDR request.") },
   "other.test": { "/": page("Other org", "Their own flux capacitor calibration notes.") },
+  "batch.test": { "/": page("Marmalade", "A quantum marmalade recipe read by a batch.") },
   "stonecut.test": { "/": brewery("Stonecut Brewing") },
   "hopworks.test": { "/": brewery("Hopworks Brewery") },
   "maltmill.test": { "/": brewery("Maltmill Beer Company") },
@@ -250,6 +252,18 @@ describe("Sift's own page index behind POST /web/search", () => {
     expect(scoped.results.map((r) => r.url)).toEqual(["http://docs.acme.test/tuning"])
     const other = await clientOf(noEngine, theirs.secret).web.search({ query: "flux capacitor calibration" }) as Searched
     expect(other.results.map((r) => r.url)).toEqual(["http://other.test/"])
+  }, 120_000)
+
+  it("finds a page a batch read", async () => {
+    const { secret } = await noEngine.key({ credits: 1_000 })
+    const client = clientOf(noEngine, secret)
+    const submitted = await client.batch.submit({ input: { mode: "scrape", data: { format: "markdown", urls: [{ url: "http://batch.test/" }] } } } as never) as unknown as { id: string }
+    await eventually(async () => {
+      const batch = await client.batch.retrieve(submitted.id)
+      return batch.status === "completed" ? batch : undefined
+    }, 60_000)
+    const found = await client.web.search({ query: "quantum marmalade" }) as Searched
+    expect(found.results.map((r) => r.url)).toEqual(["http://batch.test/"])
   }, 120_000)
 
   it("with an engine, a query scoped to indexed sites is answered by the index without asking the engine", async () => {

@@ -153,11 +153,11 @@ const shopifyJsonFor = (url: string, currency: string | undefined, options: Load
   return Effect.map(loadJson(`${match[1]}.js`, options, log), (json) => Option.isSome(json) ? shopifyProduct(json.value, originOf(url), currency) : undefined)
 }
 
-/** The prose fields from a configured model; none without one or when it fails. */
-const proseFromModel = (reading: PageReading, product: Product): Effect.Effect<ProseReading | undefined> =>
+/** The prose fields from a configured model within `budgetMs`; none without one, without time, or when it fails. */
+const proseFromModel = (reading: PageReading, product: Product, budgetMs: number): Effect.Effect<ProseReading | undefined> =>
   Effect.gen(function*() {
     const service = yield* Effect.serviceOption(LanguageModel.LanguageModel)
-    if (Option.isNone(service) || Option.isNone(service.value.endpoint)) return undefined
+    if (Option.isNone(service) || Option.isNone(service.value.endpoint) || budgetMs < 1_000) return undefined
     const answer = yield* LanguageModel.completeStructured(
       service.value.endpoint.value,
       [
@@ -169,15 +169,15 @@ const proseFromModel = (reading: PageReading, product: Product): Effect.Effect<P
         { role: "user", content: `Product: ${product.name}\nPage text:\n${reading.text}` }
       ],
       proseSchema,
-      { timeoutMs: 20_000, maxTokens: 2_000 },
+      { timeoutMs: Math.min(20_000, budgetMs), maxTokens: 2_000 },
       { name: "product_prose" }
     )
     return answer as ProseReading
   }).pipe(Effect.catchAll(() => Effect.succeed(undefined)))
 
 /** A product finished with the model's prose fields when one answers (structured values stay first). */
-const withProse = (reading: PageReading, product: Product): Effect.Effect<Product> =>
-  Effect.map(proseFromModel(reading, product), (prose) =>
+const withProse = (reading: PageReading, product: Product, budgetMs: number): Effect.Effect<Product> =>
+  Effect.map(proseFromModel(reading, product, budgetMs), (prose) =>
     prose === undefined ? product : {
       ...product,
       pricing_model: product.pricing_model ?? prose.pricing_model,
@@ -186,7 +186,7 @@ const withProse = (reading: PageReading, product: Product): Effect.Effect<Produc
     })
 
 /** Reads one loaded page into its answer, consulting Shopify's product JSON on Shopify product pages. */
-const answerFor = (loaded: LoadedHtml, options: LoadOptions, log: CacheLog): Effect.Effect<ProductPage, never, Fetcher | Cache> =>
+const answerFor = (loaded: LoadedHtml, options: LoadOptions, log: CacheLog, until: number): Effect.Effect<ProductPage, never, Fetcher | Cache> =>
   Effect.gen(function*() {
     const reading = readPage(loaded.html, loaded.url)
     let product = reading.product
@@ -203,7 +203,10 @@ const answerFor = (loaded: LoadedHtml, options: LoadOptions, log: CacheLog): Eff
       if (match !== undefined) product = match
     }
     if (product === null) return { is_product_page: false, platform: null, product: null }
-    return { is_product_page: true, platform: platformOf(loaded.url), product: yield* withProse(reading, product) }
+    // The model gets what is left of the request's deadline (less a margin to answer), so a slow one never turns a
+    // readable page into a timeout.
+    const budgetMs = until - Date.now() - 1_000
+    return { is_product_page: true, platform: platformOf(loaded.url), product: yield* withProse(reading, product, budgetMs) }
   })
 
 /** Whether a URL is a product detail page, and its product. */
@@ -213,7 +216,8 @@ export const extractProduct = (
 ): Effect.Effect<{ readonly page: ProductPage; readonly cache: CacheMetadata }, ScrapeError, Fetcher | Cache> => {
   const log = new CacheLog(options.zdr === true)
   const timeoutMs = options.timeoutMs ?? limits.timeoutMs.default
-  const work = Effect.flatMap(loadHtml(url, options, log), (loaded) => answerFor(loaded, options, log))
+  const until = Date.now() + timeoutMs
+  const work = Effect.flatMap(loadHtml(url, options, log), (loaded) => answerFor(loaded, options, log, until))
   return Effect.timeoutFail(work, {
     duration: Duration.millis(timeoutMs),
     onTimeout: () => new RequestTimeout({ milliseconds: timeoutMs, detail: "the product page was not read in time" })
@@ -289,6 +293,7 @@ export const extractProducts = (options: CatalogOptions): Effect.Effect<Catalog,
     found.push(product)
   }
   let inFlight: Array<Product | null | undefined> = []
+  const until = Date.now() + timeoutMs
   const walk = Effect.gen(function*() {
     const start = yield* loadStart(options, log)
     const origin = originOf(start.url)
@@ -324,7 +329,7 @@ export const extractProducts = (options: CatalogOptions): Effect.Effect<Catalog,
       inFlight = batch.map(() => undefined)
       yield* Effect.forEach(batch, (url, i) =>
         loadHtml(url, options, log).pipe(
-          Effect.flatMap((loaded) => answerFor(loaded, options, log)),
+          Effect.flatMap((loaded) => answerFor(loaded, options, log, until)),
           Effect.option,
           Effect.map((page) => void (inFlight[i] = Option.isSome(page) ? page.value.product : null))
         ), { concurrency: CONCURRENCY, discard: true })

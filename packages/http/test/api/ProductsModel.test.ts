@@ -9,12 +9,14 @@ import * as TestService from "../support/TestService.js"
 // A stand-in for an OpenAI-compatible model server (the real client speaks to it over HTTP); it answers the product
 // prose schema, or fails when told to.
 let failing = false
+let hanging = false
 const asked: Array<string> = []
 const model = http.createServer((req, res) => {
   let body = ""
   req.on("data", (chunk) => (body += chunk))
   req.on("end", () => {
     asked.push(body)
+    if (hanging) return
     if (failing) return void res.writeHead(500).end("down")
     const content = JSON.stringify({ pricing_model: "per_seat", target_audience: ["design teams", "agencies"], features: ["Real-time collaboration", "Version history"] })
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ choices: [{ message: { role: "assistant", content } }], usage: { total_tokens: 50 } }))
@@ -39,6 +41,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await service?.close()
   await site?.close()
+  model.closeAllConnections()
   model.close()
 })
 
@@ -59,5 +62,14 @@ describe("POST /brand/ai/product with a language model configured", () => {
     const fallback = await client.ai.extractProduct({ url: "http://canvasly.test/product", maxAgeMs: 0 })
     expect(fallback.product).toMatchObject({ name: "Canvasly", price: 15, billing_frequency: "monthly", target_audience: [], features: [] })
     expect(fallback.key_metadata?.credits_consumed).toBe(5)
+
+    // A model that never answers gets what is left of the deadline, not the answer's place in it.
+    failing = false
+    hanging = true
+    const started = Date.now()
+    const late = await client.ai.extractProduct({ url: "http://canvasly.test/product", maxAgeMs: 0, timeoutOpts: { milliseconds: 5_000 } })
+    expect(Date.now() - started).toBeLessThan(5_000)
+    expect(late.product).toMatchObject({ name: "Canvasly", price: 15, target_audience: [], features: [] })
+    expect(late.key_metadata?.credits_consumed).toBe(5)
   })
 })

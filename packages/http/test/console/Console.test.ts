@@ -221,6 +221,9 @@ describe("the web console", () => {
     await go(page, "overview", "#usage-table")
     expect(await page.textContent("#requests-total")).toBe("3")
     expect(await page.textContent("#usage-table")).toContain("/v1/web/scrape/markdown")
+    // Requests and credits over time, drawn per endpoint.
+    expect(await page.locator(".chart canvas").count()).toBe(2)
+    expect(await page.textContent(".chart .u-legend")).toContain("/v1/web/scrape/markdown")
     await shoot(page, "overview")
     expect(await violations(page)).toEqual([])
 
@@ -406,6 +409,20 @@ describe("the web console", () => {
     // Nothing was made by the refused ones.
     const keys = await page.evaluate(async () => (await (await fetch("/v1/console/keys")).json()).keys.map((k: { name: string }) => k.name))
     expect(keys).toEqual(["with token"])
+    // A member uses the console but neither creates keys nor adds people.
+    const member = await person("member")
+    const memberContext = await browser.newContext()
+    const memberPage = await signIn(memberContext, member)
+    const refusals = await memberPage.evaluate(async () => {
+      const session = await (await fetch("/v1/console/session")).json()
+      const headers = { "content-type": "application/json", "x-csrf-token": session.csrf }
+      const key = await fetch("/v1/console/keys", { method: "POST", headers, body: JSON.stringify({ name: "x" }) })
+      const invite = await fetch("/v1/console/members", { method: "POST", headers, body: JSON.stringify({ email: "z@lanterns.example", role: "owner" }) })
+      return [session.user.role, key.status, (await key.json()).error_code, invite.status]
+    })
+    expect(refusals).toEqual(["member", 403, "FORBIDDEN", 403])
+    await go(memberPage, "keys", "text=Only owners create and revoke keys.")
+    await memberContext.close()
     // Signed out, the cookie no longer works.
     await page.click("text=Sign out")
     await page.waitForSelector("#sign-in")

@@ -19,6 +19,7 @@ import { Fetcher } from "./Fetcher.js"
 import * as Html from "./Html.js"
 import { analyse, type ImageFacts, modeOf } from "./internal/brand/images.js"
 import { deltaE, luminance, named, parseColor, type Rgb, saturation } from "./internal/brand/colors.js"
+import { buttonColors } from "./internal/brand/inPage.js"
 import { eicOf } from "./internal/brand/eic.js"
 import { languageOf } from "./internal/brand/languages.js"
 import { readAnchors, socialOf, type SocialType } from "./internal/brand/links.js"
@@ -253,14 +254,13 @@ const stockOf = (value: unknown): Brand["stock"] | undefined => {
   return match[1] === undefined ? { ticker: match[2]!.toUpperCase() } : { ticker: match[2]!.toUpperCase(), exchange: match[1].toUpperCase() }
 }
 
-/** Accent colors of the page's style sheets: saturated, neither near white nor near black, by frequency. */
-const cssAccents = (css: string): Array<Rgb> => {
+/** Accent colors among CSS color values: saturated, neither near white nor near black, by frequency. */
+const accentsOf = (values: Iterable<string>): Array<Rgb> => {
   const counts = new Map<string, number>()
-  const pattern = /#[0-9a-fA-F]{3,8}\b|rgba?\([^)]{5,40}\)/g
   let found = 0
-  for (const match of css.matchAll(pattern)) {
+  for (const value of values) {
     if (++found > 5_000) break
-    const color = parseColor(match[0])
+    const color = parseColor(value)
     if (color === undefined) continue
     const lum = luminance(color)
     if (saturation(color) < 0.3 || lum < 0.02 || lum > 0.85) continue
@@ -269,6 +269,10 @@ const cssAccents = (css: string): Array<Rgb> => {
   }
   return [...counts.entries()].sort((a, b) => b[1] - a[1]).map(([hex]) => parseColor(hex)!)
 }
+
+/** Accent colors of the page's style sheets' text. */
+const cssAccents = (css: string): Array<Rgb> => accentsOf(Array.from(css.matchAll(/#[0-9a-fA-F]{3,8}\b|rgba?\([^)]{5,40}\)/g), (m) => m[0]))
+
 
 const addColor = <T extends NamedColor>(out: Array<T>, color: T) => {
   const rgb = parseColor(color.hex)!
@@ -361,15 +365,18 @@ export const retrieve = (
     let html = decodeText(home.body)
     let pageUrl = home.url
     let rendered = false
+    let computed: ReadonlyArray<string> = []
     const renderer = yield* Effect.serviceOption(Renderer)
     if (options.maxSpeed !== true && Option.isSome(renderer) && RenderPlan.afterFetch({ contentType: home.contentType, html }).render) {
-      const page = yield* Effect.scoped(Effect.flatMap(renderer.value.open({ url: pageUrl, waitFor: 0 }), (session) => session.load)).pipe(
-        Effect.timeoutOption(Duration.millis(Math.floor(left() / 2))),
-        Effect.catchAll(() => Effect.succeed(Option.none()))
-      )
+      const page = yield* Effect.scoped(Effect.flatMap(renderer.value.open({ url: pageUrl, waitFor: 0 }), (session) =>
+        Effect.zip(session.load, session.evaluate(buttonColors, 40).pipe(Effect.orElseSucceed(() => [] as Array<string>))))).pipe(
+          Effect.timeoutOption(Duration.millis(Math.floor(left() / 2))),
+          Effect.catchAll(() => Effect.succeed(Option.none()))
+        )
       if (Option.isSome(page)) {
-        html = page.value.html
-        pageUrl = page.value.url
+        html = page.value[0].html
+        pageUrl = page.value[0].url
+        computed = page.value[1].slice(0, 40).filter((value): value is string => typeof value === "string" && value.length <= 64)
         rendered = true
       }
     }
@@ -478,6 +485,8 @@ export const retrieve = (
       const rgb = theme === undefined ? undefined : parseColor(theme)
       if (rgb !== undefined) addColor(colors, { ...named(rgb), source: "site" })
     }
+    // Rendered pages: the buttons' computed backgrounds first (set by script or inline, never in a style sheet's text).
+    for (const accent of accentsOf(computed).slice(0, 2)) addColor(colors, { ...named(accent), source: "site" })
     for (const accent of cssAccents(signals.css).slice(0, 3)) addColor(colors, { ...named(accent), source: "site" })
     const mainLogo = orderedLogos.find((l) => l.type === "logo") ?? orderedLogos[0]
     for (const color of mainLogo?.colors ?? []) addColor(colors, { ...color, source: "logo" })

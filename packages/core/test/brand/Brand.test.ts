@@ -1,8 +1,9 @@
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import sharp from "sharp"
 import { crc32 } from "node:zlib"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Brand from "../../src/Brand.js"
+import * as Renderer from "../../src/Renderer.js"
 import { allPairs } from "../../src/internal/brand/eic.js"
 import { fetcherFor, startSites } from "../discovery/support/sites.js"
 import * as FixtureSite from "../support/FixtureSite.js"
@@ -29,6 +30,12 @@ beforeAll(async () => {
       "/": FixtureSite.html(`<html><head><title>Bomb Co</title><link rel="manifest" href="/m.json"><script type="application/ld+json">${JSON.stringify({ "@type": "Organization", name: "Bomb Co", logo: "/bomb.png" })}</script></head><body></body></html>`),
       "/bomb.png": FixtureSite.html(await bombPng(), { contentType: "image/png" }),
       "/m.json": FixtureSite.html(JSON.stringify({ name: "x".repeat(1024 * 1024), theme_color: "#ff0000" }), { contentType: "application/json" })
+    },
+    // Drawn by script, its button colored inline: only the rendered page's computed styles show the accent.
+    "drawn.test": {
+      "/": FixtureSite.html(`<!doctype html><html lang="en"><head><title>Drawn</title><script src="/app.js"></script></head><body><div id="root"></div></body></html>`),
+      "/app.js": FixtureSite.html(`document.addEventListener("DOMContentLoaded", () => { document.getElementById("root").innerHTML =
+        '<h1>Drawn</h1><button style="background:#16a34a;color:#fff">Buy now</button><a class="btn" style="background-color:rgb(22,163,74)" href="/buy">Buy</a>' })`, { contentType: "text/javascript" })
     },
     "zephyr.test": { "/": FixtureSite.html("<html><head><title>Shop bikes | Zephyr</title></head><body><h1>Bikes</h1></body></html>") }
   })
@@ -109,6 +116,15 @@ describe("Brand.retrieve", () => {
     expect(brand.colors).toEqual([])
     expect(Date.now() - started).toBeLessThan(10_000)
   })
+
+  it("reads a script-drawn page in the browser, its buttons' computed colors among the site colors", async () => {
+    const hostRules = `MAP *.test 127.0.0.1:${site.port}`
+    const result = await Effect.runPromise(Brand.retrieve({ domain: "drawn.test" }).pipe(
+      Effect.provide(Layer.merge(fetcherFor(site), Renderer.layer({ size: 1, addressPolicy: () => true, hostRules })))
+    ))
+    expect(result.rendered).toBe(true)
+    expect(result.brand.colors).toEqual([{ hex: "#16a34a", name: expect.any(String), source: "site" }])
+  }, 60_000)
 
   it("each NAICS→EIC pair is a value of the SDK's enums", async () => {
     const { readFileSync } = await import("node:fs")

@@ -18,6 +18,7 @@ import { BlobStore, Mailer } from "@sift/store"
 import * as LanguageModel from "@sift/core/LanguageModel"
 import * as SearchProvider from "@sift/core/SearchProvider"
 import * as News from "@sift/core/News"
+import * as People from "@sift/core/People"
 import * as PageIndex from "@sift/store/PageIndex"
 import { migrations as webhookMigrations } from "@sift/webhooks"
 import * as Admin from "./Admin.js"
@@ -46,6 +47,7 @@ import * as Naics from "./Naics/Http.js"
 import * as NewsRoutes from "./News/Http.js"
 import * as NewsPoller from "./News/Poller.js"
 import * as NewsStore from "./News/Store.js"
+import * as PeopleRoutes from "./People/Http.js"
 import * as OpenApi from "./OpenApi.js"
 import * as Parse from "./Parse/Http.js"
 import * as Products from "./Products/Http.js"
@@ -129,6 +131,8 @@ const routeFor = (request: HttpServerRequest.HttpServerRequest) => {
       return RequestPipeline.serve(prefetchRoute, BrandRoutes.prefetch)
     case "POST /v1/news/search":
       return RequestPipeline.serve(api, NewsRoutes.search)
+    case "POST /v1/people/enrich":
+      return RequestPipeline.serve(api, PeopleRoutes.enrich)
     case "POST /v1/web/crawl":
       return RequestPipeline.serve(api, Crawl.crawl)
     case "POST /v1/parse":
@@ -221,7 +225,7 @@ const newsSource = Layer.unwrapEffect(Effect.map(
 const services = Layer.mergeAll(monitors, UrlEnrichment.layerIndex(), AgentLimits.layerCleanup, batches, BrandPrefetch.layer, NewsPoller.layer).pipe(
   Layer.provideMerge(ConsoleSession.layer),
   Layer.provideMerge(Layer.mergeAll(RequestLog.RequestLog.Default, Auth.layer, Mailer.layerConfig(), Naics.layerCompanies, BlobStore.layerSql,
-    PageIndex.layer(), Layer.orDie(SearchProvider.layerConfig), Layer.orDie(LanguageModel.layerConfig), newsSource)),
+    PageIndex.layer(), Layer.orDie(SearchProvider.layerConfig), Layer.orDie(LanguageModel.layerConfig), newsSource, People.layer)),
   Layer.provideMerge(jobs)
 )
 

@@ -31,7 +31,7 @@ export {
   /** Works the delivery queue for the scope's lifetime. */
   worker
 } from "./internal/durable.js"
-export type { DeliveryRow, DeliveryView, WorkerOptions } from "./internal/durable.js"
+export type { AttemptView, DeliveryDetail, DeliveryRow, DeliveryView, WorkerOptions } from "./internal/durable.js"
 export {
   /** A new event id: `evt_` and 24 hex characters. */
   eventId

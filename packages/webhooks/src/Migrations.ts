@@ -5,9 +5,10 @@
  *
  * @since 0.1.0
  */
-import { migration } from "./internal/durable.js"
+import { deliveryTimes, migration } from "./internal/durable.js"
 
 /** The webhooks package's migrations. */
 export const migrations = {
-  "0001_webhooks": migration
+  "0001_webhooks": migration,
+  "0002_delivery_times": deliveryTimes
 }

@@ -304,7 +304,13 @@ for (const backend of backends) {
       const deliveries = await client.webhooks.deliveries.list({ type: "batch", batch_id: made.id })
       expect(deliveries.data).toHaveLength(1)
       expect(deliveries.data[0]).toMatchObject({ id: after.webhook_delivery_id, source: { type: "batch", batch_id: made.id } })
-      expect((await client.webhooks.deliveries.retrieve(after.webhook_delivery_id!)).source).toEqual({ type: "batch", batch_id: made.id })
+      const retrieved = await eventually(async () => {
+        const found = await client.webhooks.deliveries.retrieve(after.webhook_delivery_id!)
+        return found.status === "delivered" ? found : undefined
+      })
+      expect(retrieved.source).toEqual({ type: "batch", batch_id: made.id })
+      expect(retrieved).toMatchObject({ event: "batch.completed", retry: {}, last_error: null, next_attempt_at: null, last_attempt: { http_status: 200 } })
+      expect(retrieved.delivered_at).toEqual(expect.any(String))
       // Another organization does not see it.
       const other = clientOf((await service.key()).secret)
       expect((await other.webhooks.deliveries.list({ type: "batch" })).data).toEqual([])
@@ -355,6 +361,7 @@ for (const backend of backends) {
         return found.status === "failed" ? found : undefined
       }, 20_000)
       expect(delivery.status).toBe("failed")
+      expect(delivery).toMatchObject({ event: "batch.completed", delivered_at: null, next_attempt_at: null, last_error: { code: "rejected" } })
       expect((await client.webhooks.deliveries.listAttempts(deliveryId)).data).toHaveLength(2)
       expect(receiver.received.filter((r) => r.body.startsWith("fail ") && r.body.includes(made.id))).toHaveLength(2)
 

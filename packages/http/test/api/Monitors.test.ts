@@ -350,6 +350,17 @@ for (const backend of backends) {
           return res.body.status === "delivered" ? res : undefined
         })
         expect(one.body).toMatchObject({ id: deliveryId, monitor_id: created.id, run_id: changed.id, status: "delivered" })
+        // The SDK's delivery members (context.dev Delivery).
+        expect(one.body).toMatchObject({
+          event: one.body.event_type,
+          delivered_at: expect.any(String),
+          next_attempt_at: null,
+          last_error: null,
+          source: { type: "monitor", monitor_id: created.id, run_id: changed.id },
+          last_attempt: { attempt: 1, http_status: 200, trigger: "initial" }
+        })
+        expect(Date.parse(one.body.retry_expires_at) - Date.parse(one.body.created_at)).toBe(7 * 24 * 3600 * 1000)
+        expect(listed.body.data[0]).toMatchObject({ event: expect.stringMatching(/^(change\.detected|run\.completed)$/), retry_expires_at: expect.any(String) })
         const attempts = await call(secret, "GET", `/webhooks/deliveries/${deliveryId}/attempts`)
         expect(attempts.body.data).toHaveLength(1)
         expect(attempts.body.data[0]).toMatchObject({ attempt: 1, http_status: 200, trigger: "initial" })

@@ -79,6 +79,12 @@ export const migration = Effect.flatMap(SqlClient.SqlClient, (sql) =>
       PRIMARY KEY (delivery_id, idempotency_key)
     );`.unprepared)
 
+/** When a delivery last succeeded and when its next attempt is due, as the SDK's delivery object shows them. */
+export const deliveryTimes = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  sql`ALTER TABLE webhook_deliveries ADD COLUMN IF NOT EXISTS delivered_at timestamptz;
+    ALTER TABLE webhook_deliveries ADD COLUMN IF NOT EXISTS next_attempt_at timestamptz;
+    UPDATE webhook_deliveries SET next_attempt_at = created_at WHERE status = 'pending' AND next_attempt_at IS NULL;`.unprepared)
+
 /** Failures in a row after which the organization is emailed (interface.md limits). */
 export const FAILURES_BEFORE_EMAIL = 3
 
@@ -221,7 +227,8 @@ export const enqueue = (input: {
         url: input.url,
         body: JSON.stringify(input.event),
         retry: input.retry === undefined ? null : JSON.stringify(input.retry),
-        status: "pending"
+        status: "pending",
+        next_attempt_at: new Date()
       })}`
       yield* jobs.send(QUEUE, { deliveryId: id, attempt: 1 }, { retryLimit: 5, retryDelay: 1 })
     }))
@@ -281,7 +288,9 @@ export const runAttempt = (
         url: delivery.url
       })} ON CONFLICT DO NOTHING`
       yield* sql`UPDATE webhook_deliveries SET status = ${status}, attempts = ${job.attempt},
-        last_status = ${result.kind === "delivered" ? null : result.kind}, last_message = ${result.error}, updated_at = now()
+        last_status = ${result.kind === "delivered" ? null : result.kind}, last_message = ${result.error}, updated_at = now(),
+        delivered_at = ${result.kind === "delivered" ? result.completedAt : sql`delivered_at`},
+        next_attempt_at = ${wait === undefined ? null : new Date(Date.now() + wait)}
         WHERE id = ${delivery.id}`
       if (wait !== undefined) {
         yield* jobs.send(QUEUE, { deliveryId: delivery.id, attempt: job.attempt + 1 }, {
@@ -385,7 +394,7 @@ export const retryByHand = (
       }
       if (delivery.status === "delivered" && options.force !== true) return yield* refuse("DELIVERY_ALREADY_DELIVERED")
       const attempt = delivery.attempts + 1
-      yield* sql`UPDATE webhook_deliveries SET status = 'pending', updated_at = now() WHERE id = ${id}`
+      yield* sql`UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now(), updated_at = now() WHERE id = ${id}`
       if (options.idempotencyKey !== undefined) {
         yield* sql`INSERT INTO webhook_retry_keys (delivery_id, idempotency_key, attempt)
           VALUES (${id}, ${options.idempotencyKey}, ${attempt})
@@ -411,9 +420,46 @@ export interface DeliveryView {
   readonly last_message: string | null
   readonly created_at: string
   readonly updated_at: string
+  /** The SDK's members (`context.dev` `DeliverySummary`): the event name, times, the last error, the retry setting. */
+  readonly event: string
+  readonly delivered_at: string | null
+  readonly next_attempt_at: string | null
+  readonly retry_expires_at: string
+  readonly last_error: { readonly code: string; readonly message: string } | null
+  readonly retry: { readonly delays_seconds?: ReadonlyArray<number> }
+  readonly source: { readonly type: "monitor"; readonly monitor_id: string; readonly run_id: string | null }
 }
 
-const toView = (row: DeliveryRow & { created_at: Date | string; updated_at: Date | string }): DeliveryView => ({
+/** A delivery with its latest attempt (`GET /webhooks/deliveries/{id}`). */
+export interface DeliveryDetail extends DeliveryView {
+  readonly last_attempt: AttemptView | null
+}
+
+/** One attempt as the API shows it (decisions §8). */
+export interface AttemptView {
+  readonly attempt: number
+  readonly started_at: string
+  readonly completed_at: string
+  readonly http_status: number | null
+  readonly error: string | null
+  readonly trigger: string
+  readonly url: string
+}
+
+type ViewRow = DeliveryRow & {
+  created_at: Date | string
+  updated_at: Date | string
+  delivered_at: Date | string | null
+  next_attempt_at: Date | string | null
+}
+
+const isoOrNull = (date: Date | string | null | undefined): string | null => date === null || date === undefined ? null : new Date(date).toISOString()
+
+/** The stored setting as the SDK's `RetryConfig`: explicit waits in seconds, `{}` for the default schedule (and legacy). */
+const retryConfig = (setting: RetrySetting): { readonly delays_seconds?: ReadonlyArray<number> } =>
+  Array.isArray(setting) ? { delays_seconds: setting.map((ms) => ms / 1000) } : {}
+
+const toView = (row: ViewRow): DeliveryView => ({
   id: row.id,
   type: "monitor",
   monitor_id: row.monitor_id,
@@ -426,14 +472,33 @@ const toView = (row: DeliveryRow & { created_at: Date | string; updated_at: Date
   last_status: row.last_status,
   last_message: row.last_message,
   created_at: new Date(row.created_at).toISOString(),
-  updated_at: new Date(row.updated_at).toISOString()
+  updated_at: new Date(row.updated_at).toISOString(),
+  event: row.event_type,
+  delivered_at: isoOrNull(row.delivered_at),
+  next_attempt_at: row.status === "pending" || row.status === "retrying" ? isoOrNull(row.next_attempt_at) : null,
+  retry_expires_at: new Date(new Date(row.created_at).getTime() + MANUAL_RETRY_WINDOW_MS).toISOString(),
+  last_error: row.last_status === null ? null : { code: row.last_status, message: row.last_message ?? "" },
+  retry: retryConfig(row.retry),
+  source: { type: "monitor", monitor_id: row.monitor_id, run_id: row.run_id }
 })
 
-/** Reads one delivery as the API shows it. */
-export const view = (id: string) =>
+/** Reads one delivery as the API shows it, with its latest attempt. */
+export const view = (id: string): Effect.Effect<DeliveryDetail | undefined, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.map(sql<DeliveryRow & { created_at: Date; updated_at: Date }>`SELECT * FROM webhook_deliveries WHERE id = ${id}`,
-      (rows) => rows[0] === undefined ? undefined : toView(rows[0])))
+    Effect.flatMap(sql<ViewRow>`SELECT * FROM webhook_deliveries WHERE id = ${id}`, (rows) => {
+      const row = rows[0]
+      if (row === undefined) return Effect.succeed(undefined)
+      return Effect.map(sql<{ attempt: number; started_at: Date; completed_at: Date; http_status: number | null; error: string | null; trigger: string; url: string }>`
+        SELECT attempt, started_at, completed_at, http_status, error, trigger, url FROM webhook_attempts
+        WHERE delivery_id = ${id} ORDER BY attempt DESC LIMIT 1`, (last) => ({
+        ...toView(row),
+        last_attempt: last[0] === undefined ? null : {
+          ...last[0],
+          started_at: new Date(last[0].started_at).toISOString(),
+          completed_at: new Date(last[0].completed_at).toISOString()
+        }
+      }))
+    }))
 
 /**
  * Lists deliveries newest first, filtered, a page at a time; `next_cursor` (opaque) continues after the last one shown.
@@ -461,7 +526,7 @@ export const list = (filter: {
       filter.createdAfter === undefined ? undefined : sql`created_at > ${filter.createdAfter}`,
       after === undefined ? undefined : sql`(created_at, id) < (${after.at}, ${after.id})`
     ].filter((c) => c !== undefined)
-    const rows = yield* sql<DeliveryRow & { created_at: Date; updated_at: Date }>`
+    const rows = yield* sql<ViewRow>`
       SELECT * FROM webhook_deliveries WHERE ${sql.and(conditions)} ORDER BY created_at DESC, id DESC LIMIT ${limit + 1}`
     const page = rows.slice(0, limit)
     const last = page[page.length - 1]

@@ -36,11 +36,10 @@ const withQuery = (path: string, query?: Query) => {
 
 /** Calls the API; resolves to the JSON body and headers, or rejects with an `ApiError`. */
 export const call = async <T,>(method: string, path: string, options: { body?: unknown; query?: Query; headers?: Record<string, string> } = {}): Promise<Answer<T>> => {
+  // The session's CSRF token on every request: the API asks for it on reads too (a GET can cost credits).
   const headers: Record<string, string> = { accept: "application/json", ...options.headers }
-  if (method !== "GET" && method !== "HEAD") {
-    headers["x-csrf-token"] = csrf
-    headers["content-type"] = "application/json"
-  }
+  if (csrf !== "") headers["x-csrf-token"] = csrf
+  if (method !== "GET" && method !== "HEAD") headers["content-type"] = "application/json"
   let response: Response
   try {
     response = await fetch(withQuery(path, options.query), {

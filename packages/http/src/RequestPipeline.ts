@@ -284,11 +284,12 @@ export const serve = <A, E1 extends ErrorMapping.CodedError, R1, E2 extends Erro
     const attempt = (): Step => {
       const secret = BEARER.exec(request.headers.authorization ?? "")?.[1]
       if (secret === undefined) {
-        // The web console's session cookie stands for a key when no Authorization header is sent (Console/Session.ts).
+        // The web console's session cookie stands for a key when no Authorization header is sent, with the session's
+        // CSRF token on every request (Console/Session.ts).
         const consoleAuth = request.headers.authorization === undefined ? Context.getOption(services, ConsoleSession.ConsoleAuth) : Option.none()
         const session = Option.isSome(consoleAuth) ? ConsoleSession.secretOf(request) : undefined
         if (session !== undefined) {
-          return andThen(Option.getOrThrow(consoleAuth).authenticate(session, request.method, request.headers[ConsoleSession.CSRF_HEADER]), (signedIn) => {
+          return andThen(Option.getOrThrow(consoleAuth).authenticate(session, true, request.headers[ConsoleSession.CSRF_HEADER]), (signedIn) => {
             viaConsole = true
             return authenticated(signedIn.context)
           })

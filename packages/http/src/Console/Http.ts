@@ -56,7 +56,7 @@ const caller = Effect.gen(function*() {
   const secret = Session.secretOf(request)
   if (secret === undefined) return yield* new ApiFailure({ code: "UNAUTHORIZED", detail: "Sign in to the console first" })
   const auth = yield* Session.ConsoleAuth
-  return yield* auth.authenticate(secret, request.method, request.headers[Session.CSRF_HEADER])
+  return yield* auth.authenticate(secret, Session.isMutation(request.method), request.headers[Session.CSRF_HEADER])
 })
 
 const ownerOnly = (person: Session.Person) =>
@@ -108,7 +108,7 @@ const signIn = Effect.gen(function*() {
   }
   const session = yield* Users.signInSession(yield* Users.openSession, result.user.id)
   const auth = yield* Session.ConsoleAuth
-  const signedIn = yield* auth.authenticate(session.id, "GET", undefined)
+  const signedIn = yield* auth.authenticate(session.id, false, undefined)
   return answer(200, yield* sessionView(signedIn), { "set-cookie": Session.cookieFor(session.id, yield* isSecure(request)) })
 })
 

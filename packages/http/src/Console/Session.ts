@@ -1,8 +1,10 @@
 /**
  * Console sessions: the web console at `/` signs people in with the user accounts of the agent claim flow (same
  * passwords, locks and `web_sessions` table) under a cookie of its own, `sift_console` (`HttpOnly`, `SameSite=Lax`).
- * A request that carries the cookie and no `Authorization` header is authenticated as the person's organization,
- * with every permission; a mutation must also carry the session's CSRF token in `X-CSRF-Token`.
+ * A `/v1` API request that carries the cookie and no `Authorization` header is authenticated as the person's
+ * organization, with every permission, and must also carry the session's CSRF token in `X-CSRF-Token` (GETs too: a
+ * scrape by GET costs credits, and a link on another site would send the cookie with it); the console's own routes
+ * ask for the token on mutations.
  *
  * @since 0.1.0
  */
@@ -56,21 +58,21 @@ export const isMutation = (method: string) => method !== "GET" && method !== "HE
 
 /** Authenticates console requests by their session cookie. */
 export class ConsoleAuth extends Context.Tag("@sift/http/ConsoleAuth")<ConsoleAuth, {
-  /** The caller of a session secret; a mutation's `csrf` must be the session's token. */
-  readonly authenticate: (secret: string, method: string, csrf: string | undefined) => Effect.Effect<ConsoleCaller, ApiFailure | AuthErrors.Forbidden | SqlError>
+  /** The caller of a session secret; when `csrfRequired`, `csrf` must be the session's token. */
+  readonly authenticate: (secret: string, csrfRequired: boolean, csrf: string | undefined) => Effect.Effect<ConsoleCaller, ApiFailure | AuthErrors.Forbidden | SqlError>
 }>() {}
 
 /** `ConsoleAuth` over the database. */
 export const layer = Layer.effect(ConsoleAuth, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const authenticate = (secret: string, method: string, csrf: string | undefined) =>
+  const authenticate = (secret: string, csrfRequired: boolean, csrf: string | undefined) =>
     Effect.gen(function*() {
       const session = yield* Effect.provideService(Users.findSession(secret), SqlClient.SqlClient, sql)
       if (session._tag === "None" || session.value.userId === null) {
         return yield* new ApiFailure({ code: "UNAUTHORIZED", detail: "The console session has expired or was signed out: sign in again" })
       }
-      if (isMutation(method) && (csrf === undefined || !sameText(csrf, session.value.csrf))) {
-        return yield* new ApiFailure({ code: "FORBIDDEN", detail: `A console request that changes something must carry the session's CSRF token in ${CSRF_HEADER}` })
+      if (csrfRequired && (csrf === undefined || !sameText(csrf, session.value.csrf))) {
+        return yield* new ApiFailure({ code: "FORBIDDEN", detail: `This console request must carry the session's CSRF token in ${CSRF_HEADER}` })
       }
       const rows = yield* sql<Record<string, unknown>>`
         SELECT o.*, u.id AS user_id, u.email AS user_email, u.role AS user_role

@@ -234,7 +234,10 @@ describe("the web console", () => {
     await go(otherPage, "logs", "text=No requests in the last 24 hours")
     await go(otherPage, "keys", "text=No keys yet")
     await go(otherPage, "overview", "text=No requests in this range yet")
-    const byId = await otherPage.evaluate(async (id) => (await fetch(`/v1/logs/${id}`)).status, requestId)
+    const byId = await otherPage.evaluate(async (id) => {
+      const session = await (await fetch("/v1/console/session")).json()
+      return (await fetch(`/v1/logs/${id}`, { headers: { "x-csrf-token": session.csrf } })).status
+    }, requestId)
     expect(byId).toBe(404)
     await otherContext.close()
     await context.close()
@@ -349,7 +352,10 @@ describe("the web console", () => {
     const otherPage = await signIn(otherContext, other)
     await go(otherPage, "monitors", "text=No monitors yet")
     await go(otherPage, "deliveries", "text=No webhook deliveries yet")
-    expect(await otherPage.evaluate(async (id) => (await fetch(`/v1/monitors/${id}`)).status, monitorId)).toBe(404)
+    expect(await otherPage.evaluate(async (id) => {
+      const session = await (await fetch("/v1/console/session")).json()
+      return (await fetch(`/v1/monitors/${id}`, { headers: { "x-csrf-token": session.csrf } })).status
+    }, monitorId)).toBe(404)
     await otherContext.close()
 
     // Dark theme and a phone's width stay readable (screenshots), and accessible.
@@ -392,7 +398,7 @@ describe("the web console", () => {
     expect(form.status).toBe(400)
   })
 
-  it("mutations without the session's CSRF token are refused, on the console's routes and the API alike", async () => {
+  it("console requests without the session's CSRF token are refused: mutations of its own routes, every API request", async () => {
     const owner = await person()
     const context = await browser.newContext()
     const page = await signIn(context, owner)
@@ -403,9 +409,19 @@ describe("the web console", () => {
       const wrongToken = await fetch("/v1/console/keys", { method: "POST", headers: { ...json, "x-csrf-token": "nope" }, body: JSON.stringify({ name: "x" }) })
       const apiNoToken = await fetch("/v1/monitors", { method: "POST", headers: json, body: JSON.stringify({ name: "x", target: { type: "page", url: "https://example.com" } }) })
       const withToken = await fetch("/v1/console/keys", { method: "POST", headers: { ...json, "x-csrf-token": session.csrf }, body: JSON.stringify({ name: "with token" }) })
-      return { noToken: [noToken.status, (await noToken.json()).error_code], wrongToken: wrongToken.status, apiNoToken: [apiNoToken.status, (await apiNoToken.json()).error_code], withToken: withToken.status }
+      // The API asks for the token on reads too: a GET scrape costs credits, and a link on another site sends the cookie.
+      const scrapeNoToken = await fetch("/v1/web/scrape/markdown?url=https%3A%2F%2Fexample.com")
+      const logsNoToken = await fetch("/v1/logs")
+      const logsWithToken = await fetch("/v1/logs", { headers: { "x-csrf-token": session.csrf } })
+      return {
+        noToken: [noToken.status, (await noToken.json()).error_code],
+        wrongToken: wrongToken.status,
+        apiNoToken: [apiNoToken.status, (await apiNoToken.json()).error_code],
+        withToken: withToken.status,
+        reads: [scrapeNoToken.status, logsNoToken.status, logsWithToken.status]
+      }
     })
-    expect(statuses).toEqual({ noToken: [403, "FORBIDDEN"], wrongToken: 403, apiNoToken: [403, "FORBIDDEN"], withToken: 201 })
+    expect(statuses).toEqual({ noToken: [403, "FORBIDDEN"], wrongToken: 403, apiNoToken: [403, "FORBIDDEN"], withToken: 201, reads: [403, 403, 200] })
     // Nothing was made by the refused ones.
     const keys = await page.evaluate(async () => (await (await fetch("/v1/console/keys")).json()).keys.map((k: { name: string }) => k.name))
     expect(keys).toEqual(["with token"])

@@ -27,7 +27,7 @@ describe("sift --help through a pipe", () => {
     expect(code).toBe(0)
     expect(stdout).not.toContain(ESC)
     expect(longest(stdout)).toBeLessThanOrEqual(120)
-    for (const command of ["serve", "scrape", "crawl", "batch", "batch submit", "batch list", "batch status", "batch results", "batch cancel", "map", "naics", "search", "styleguide", "fonts", "mcp", "keys", "keys create", "keys list", "keys revoke", "orgs", "orgs create", "orgs list"]) {
+    for (const command of ["serve", "scrape", "crawl", "batch", "batch submit", "batch list", "batch status", "batch results", "batch cancel", "map", "naics", "brand", "search", "styleguide", "fonts", "mcp", "keys", "keys create", "keys list", "keys revoke", "orgs", "orgs create", "orgs list"]) {
       expect(stdout).toMatch(new RegExp(`^\\s*- ${command}\\b`, "m"))
     }
     // The descriptions are all there, wrapped rather than cut.

@@ -125,6 +125,12 @@ describe.skipIf(!runs)("a fresh clone set up as the README says (runs only under
       expect(server.output()).toContain(`${base}/v1`)
       expect(server.output()).toContain("npx sift keys create --name NAME --plan scale")
       expect(await get(`${base}/health`)).toEqual({ status: 200, body: `{"status":"ok"}` })
+      // The web console was built by the set-up and is served at /, its script with it.
+      const consolePage = await get(`${base}/`)
+      expect(consolePage?.status).toBe(200)
+      const script = /src="(\/assets\/[^"]+\.js)"/.exec(consolePage?.body ?? "")?.[1]
+      expect(script, consolePage?.body).toBeDefined()
+      expect((await get(`${base}${script}`))?.status).toBe(200)
 
       const help = await run("npx sift --help", clone, npxEnv)
       expect(help.code, help.output).toBe(0)

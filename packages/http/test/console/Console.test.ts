@@ -15,6 +15,7 @@ import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Auth from "@sift/auth"
+import { Mailer } from "@sift/store"
 import { Effect } from "effect"
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -328,6 +329,21 @@ describe("the web console", () => {
     // Settings and batches render, accessibly.
     await go(page, "settings", "#members-table")
     expect(await page.textContent("#members-table")).toContain(owner.email)
+    // An owner adds a person: Sift emails the link (outbox), which sets their password and verifies the address.
+    const invitee = `bea-${Math.random().toString(36).slice(2, 8)}@lanterns.example`
+    await page.fill("#invite-form input[name=email]", invitee)
+    await page.click("#invite-form button[type=submit]")
+    await page.waitForSelector(`text=${invitee} was emailed a link`)
+    await page.waitForSelector(`#members-table >> text=${invitee}`)
+    const mail = await service.run(Mailer.sentTo(invitee))
+    expect(mail).toHaveLength(1)
+    const link = /(http:\/\/\S+#\/set-password\?token=\S+)/.exec(mail[0]!.text)?.[1]
+    expect(link).toBeDefined()
+    const inviteeContext = await browser.newContext()
+    const inviteePage = await signIn(inviteeContext, { email: invitee, link: link! })
+    await go(inviteePage, "settings", "#members-table")
+    expect(await inviteePage.textContent("#members-table")).toContain(`${invitee} (you)`)
+    await inviteeContext.close()
     await shoot(page, "settings")
     expect(await violations(page)).toEqual([])
     // Batches: a list of URLs submitted, its progress followed live to the end, its results downloadable.

@@ -17,6 +17,8 @@ import * as Images from "./Images/Http.js"
 import * as Logs from "./Logs/Http.js"
 import * as Monitors from "./Monitors/Http.js"
 import * as Naics from "./Naics/Http.js"
+import * as NewsRoutes from "./News/Http.js"
+import * as PeopleRoutes from "./People/Http.js"
 import * as ProductRoutes from "./Products/Http.js"
 import * as Sic from "./Sic/Http.js"
 import * as Parse from "./Parse/Http.js"
@@ -174,6 +176,20 @@ export const document = {
         summary: "Search the web (SearXNG at SIFT_SEARXNG_URL) or Sift's own index of this organization's pages; optionally read each result to Markdown (1 credit + 1 per result read). Header X-Sift-Search-Source: index | searxng",
         requestBody: bodyOf(Search.Body),
         responses: { "200": { description: "{ query, results: [{ url, title, description, relevance, markdown: { code, markdown } }], cache_metadata, partial? }" }, "502": { $ref: "#/components/responses/Error" }, "503": { $ref: "#/components/responses/Error" }, ...errors }
+      }
+    },
+    "/news/search": {
+      post: {
+        summary: "A company's news (entity by name, domain, ticker or ISIN) from its own feeds, its SEC EDGAR filings and the publisher feeds of SIFT_NEWS_FEEDS, with story_id clustering and cursor paging (1 credit per 10 articles, at least 1)",
+        requestBody: bodyOf(NewsRoutes.NewsSearchBody),
+        responses: { "200": { description: "{ data: [{ id, authors, description, image_url, language, match: { confidence, level }, published_at, source: { direct, domain, name }, story_id, title, type, url }], has_more, meta: { count }, next_cursor }" }, "404": { $ref: "#/components/responses/Error" }, ...errors }
+      }
+    },
+    "/people/enrich": {
+      post: {
+        summary: "The best person candidate for identity clues, from the company's own team/about pages and personal sites, scored 0-100 (20 credits; not_found free; paid plans; 422 for free or disposable emails)",
+        requestBody: bodyOf(PeopleRoutes.PeopleEnrichBody),
+        responses: { "200": { description: "{ match: { status: 'candidate', score, person } | { status: 'not_found', score: null, person: null } }" }, "422": { $ref: "#/components/responses/Error" }, ...errors }
       }
     },
     "/web/competitors": get(Competitors.Query, "{ status, domain, target: { companyName, field, fieldDescription, websiteUrl }, competitors: [{ name, domain, url, description, confidence, sourceUrls }] }", {

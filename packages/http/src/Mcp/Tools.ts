@@ -10,6 +10,8 @@ import { ScrapeRequest } from "@sift/core"
 import { MonitorSpec } from "@sift/monitors"
 import { JSONSchema, Schema } from "effect"
 import * as Crawl from "../Crawl/Http.js"
+import * as NewsRoutes from "../News/Http.js"
+import * as PeopleRoutes from "../People/Http.js"
 import * as Search from "../Search/Http.js"
 
 /** An OAuth scope of the tool server (decisions §10): read-only tokens call read tools only. */
@@ -235,6 +237,28 @@ export const tools: ReadonlyArray<Tool> = [
     scope: "api.read",
     input: Search.Body,
     request: (args) => ({ method: "POST", path: "/v1/web/search", body: args })
+  },
+  {
+    name: "news_search",
+    title: "Search a company's news",
+    description:
+      "One company's news (searchBy.entity by name, domain, ticker or ISIN): its own feeds (press_release, source.direct), its SEC EDGAR " +
+      "filings (regulatory_filing) and the configured publisher feeds (editorial), with filters, newest or relevance order, a story_id shared " +
+      "by syndicated copies and cursor paging (POST /v1/news/search; 1 credit per 10 articles, at least 1).",
+    scope: "api.read",
+    input: NewsRoutes.NewsSearchBody,
+    request: (args) => ({ method: "POST", path: "/v1/news/search", body: args })
+  },
+  {
+    name: "people_enrich",
+    title: "Find a person from identity clues",
+    description:
+      "The best person candidate for the clues (name, company domain, email, social_urls, location), read from the company's team, about " +
+      "and leadership pages and the person's own sites, with a 0-100 score of how many clues agree (POST /v1/people/enrich; 20 credits for " +
+      "a candidate, not_found free; paid plans only; free and disposable emails refused).",
+    scope: "api.read",
+    input: PeopleRoutes.PeopleEnrichBody,
+    request: (args) => ({ method: "POST", path: "/v1/people/enrich", body: args })
   },
   {
     name: "batch_submit",

@@ -363,7 +363,11 @@ for (const backend of backends) {
       expect(delivery.status).toBe("failed")
       expect(delivery).toMatchObject({ event: "batch.completed", delivered_at: null, next_attempt_at: null, last_error: { code: "rejected" } })
       expect((await client.webhooks.deliveries.listAttempts(deliveryId)).data).toHaveLength(2)
-      expect(receiver.received.filter((r) => r.body.startsWith("fail ") && r.body.includes(made.id))).toHaveLength(2)
+      const legacy = receiver.received.filter((r) => r.body.startsWith("fail ") && r.body.includes(made.id))
+      expect(legacy).toHaveLength(2)
+      // No secret was issued, so nothing is signed (an HMAC under an empty key would prove nothing).
+      expect(legacy.map((r) => r.headers["x-service-signature"])).toEqual([undefined, undefined])
+      expect(legacy[0]!.headers["x-service-event"]).toBe("batch.completed")
 
       const logged = await fetch(`${service.baseUrl}/logs/${made.request_id}`, { headers: { authorization: `Bearer ${key.secret}` } })
       expect(await logged.json()).toMatchObject({ data: { request_id: made.request_id, status_code: 200, credits_used: 1 } })

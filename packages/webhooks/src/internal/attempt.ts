@@ -3,7 +3,7 @@
  * (the resolved IP of the connection is checked inside the lookup, so DNS rebinding cannot slip past it).
  */
 import * as AddressGuard from "@sift/core/AddressGuard"
-import { Effect, type Redacted } from "effect"
+import { Effect, Redacted } from "effect"
 import * as dns from "node:dns"
 import * as http from "node:http"
 import * as https from "node:https"
@@ -88,7 +88,8 @@ export const send = (request: AttemptRequest): Effect.Effect<AttemptResult> =>
         "user-agent": "Sift-Webhooks/0.1",
         "x-service-id": request.eventId,
         "x-service-event": request.eventType,
-        "x-service-signature": Signature.header(request.secret, timestamp, request.body)
+        // A webhook without a secret (a batch's legacy webhookUrl) is not signed: an HMAC under an empty key proves nothing.
+        ...(Redacted.value(request.secret) === "" ? {} : { "x-service-signature": Signature.header(request.secret, timestamp, request.body) })
       }
     }, (res) => {
       res.resume()

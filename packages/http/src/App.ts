@@ -41,6 +41,7 @@ import * as ConsoleRoutes from "./Console/Http.js"
 import * as ConsoleSession from "./Console/Session.js"
 import * as ConsoleStatic from "./Console/Static.js"
 import * as Crawl from "./Crawl/Http.js"
+import * as Answers from "./Answers/Http.js"
 import * as Competitors from "./Search/Competitors.js"
 import * as Search from "./Search/Http.js"
 import * as Naics from "./Naics/Http.js"
@@ -121,6 +122,8 @@ const routeFor = (request: HttpServerRequest.HttpServerRequest) => {
       return RequestPipeline.serve(api, Search.search)
     case "GET /v1/web/competitors":
       return RequestPipeline.serve(api, Competitors.competitors)
+    case "POST /v1/web/answers":
+      return RequestPipeline.serve(api, Answers.answers)
     case "POST /v1/brand/retrieve":
       return RequestPipeline.serve(api, BrandRoutes.retrieve)
     case "GET /v1/brand/retrieve-simplified":

@@ -275,7 +275,7 @@ const runWith = <E>(config: ServiceConfig.ServiceConfig, application: Applicatio
       const pool = Context.get(services, BrowserPool.BrowserPool)
       readiness.browserPool(pool)
       metrics?.use({
-        queueDepths: () => Effect.runPromise(database.executeSql("SELECT name, state, count(*)::int AS count FROM pgboss.job GROUP BY name, state").pipe(
+        queueDepths: () => Effect.runPromise(database.executeSql(`SELECT name, state, count(*)::int AS count FROM ${database.backend === "postgres" ? config.jobsSchema : "pgboss"}.job GROUP BY name, state`).pipe(
           Effect.map((result) => (result.rows as Array<{ name: string; state: string; count: number }>).map((row) => ({ queue: row.name, state: row.state, count: Number(row.count) })))
         )),
         browser: () => Effect.runPromise(pool.stats)

@@ -46,6 +46,8 @@ export interface ServiceConfig {
   /** `SIFT_METRICS`: whether `/metrics` answers; `SIFT_METRICS_TOKEN` the bearer it then requires (none: open). */
   readonly metrics: boolean
   readonly metricsToken: Option.Option<Redacted.Redacted>
+  /** `SIFT_JOBS_SCHEMA`: pg-boss's schema on PostgreSQL. */
+  readonly jobsSchema: string
 }
 
 /** What a process does: `all` of it, only the HTTP `api` (enqueuing jobs), or only the `worker` (running them). */
@@ -149,7 +151,11 @@ export const config: Config.Config<ServiceConfig> = Config.all({
   role: Config.literal(...roles)("SIFT_ROLE").pipe(Config.withDefault("all" as const)),
   queueConcurrency,
   metrics: Config.boolean("SIFT_METRICS").pipe(Config.withDefault(false)),
-  metricsToken: nonEmptyRedacted("SIFT_METRICS_TOKEN")
+  metricsToken: nonEmptyRedacted("SIFT_METRICS_TOKEN"),
+  jobsSchema: Config.string("SIFT_JOBS_SCHEMA").pipe(
+    Config.validate({ message: "expected a schema name: a letter or _, then letters, digits or _ (at most 50)", validation: (name) => /^[A-Za-z_][A-Za-z0-9_]{0,49}$/.test(name) }),
+    Config.withDefault("pgboss")
+  )
 })
 
 /**

@@ -97,6 +97,8 @@ export interface LayerOptions {
   readonly queues?: ReadonlyArray<string> | undefined
   readonly supervise?: boolean | undefined
   readonly stopTimeout?: number | undefined
+  /** pg-boss's schema on PostgreSQL (default `pgboss`): installations or tests sharing one database keep apart. */
+  readonly schema?: string | undefined
 }
 
 const unavailable = (queue?: string) => (cause: unknown) => new JobQueueError({ reason: "Unavailable", queue, cause })
@@ -130,6 +132,7 @@ export const make = (options: LayerOptions = {}): Effect.Effect<JobQueueShape, J
         connectionString: Redacted.value(Option.getOrThrow(database.url)),
         max: 4,
         application_name: "sift-jobs",
+        ...(options.schema === undefined ? {} : { schema: options.schema }),
         supervise: options.supervise ?? true,
         schedule: false
       })

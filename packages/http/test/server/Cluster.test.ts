@@ -69,13 +69,23 @@ beforeAll(async () => {
   const onAdmin = (statement: (sql: SqlClient.SqlClient) => Effect.Effect<unknown, unknown>) =>
     Effect.runPromise(Effect.provide(Effect.flatMap(SqlClient.SqlClient, statement), Layer.fresh(admin)) as Effect.Effect<unknown>)
   await onAdmin((sql) => sql`CREATE SCHEMA ${sql(schema)}`)
-  dropSchema = () => onAdmin((sql) => sql`DROP SCHEMA ${sql(schema)} CASCADE`)
+  dropSchema = async () => {
+    await onAdmin((sql) => sql`DROP SCHEMA ${sql(schema)} CASCADE`)
+    await onAdmin((sql) => sql`DROP SCHEMA IF EXISTS ${sql(`${schema}_jobs`)} CASCADE`)
+  }
   const url = new URL(databaseUrl)
   url.searchParams.set("options", `-c search_path=${schema}`)
   schemaUrl = url.toString()
 
   // Four processes starting at once on an empty schema: the migrations run once, under the advisory lock.
-  const env = { DATABASE_URL: schemaUrl, SIFT_DATA_DIR: "/nonexistent/never-used", SIFT_ALLOW_PRIVATE_TARGETS: "true", SIFT_METRICS: "true" }
+  // A job queue of the test's own (SIFT_JOBS_SCHEMA): workers of other tests on the same database never take its jobs.
+  const env = {
+    DATABASE_URL: schemaUrl,
+    SIFT_DATA_DIR: "/nonexistent/never-used",
+    SIFT_ALLOW_PRIVATE_TARGETS: "true",
+    SIFT_METRICS: "true",
+    SIFT_JOBS_SCHEMA: `${schema}_jobs`
+  }
   const started = await Promise.all([
     startServer({ args: ["--port", "0", "--role", "api"], env, timeoutMs: 120_000 }),
     startServer({ args: ["--port", "0", "--role", "api"], env, timeoutMs: 120_000 }),

@@ -60,7 +60,15 @@ export const freshSchema = async (prefix: string) => {
   await onAdmin((sql) => sql`CREATE SCHEMA ${sql(schema)}`)
   const url = new URL(databaseUrl!)
   url.searchParams.set("options", `-c search_path=${schema}`)
-  return { url: url.toString(), drop: () => onAdmin((sql) => sql`DROP SCHEMA ${sql(schema)} CASCADE`) }
+  return {
+    url: url.toString(),
+    // A job queue of the test's own: workers of other tests on the same database never take its jobs.
+    jobsSchema: `${schema}_jobs`,
+    drop: async () => {
+      await onAdmin((sql) => sql`DROP SCHEMA ${sql(schema)} CASCADE`)
+      await onAdmin((sql) => sql`DROP SCHEMA IF EXISTS ${sql(`${schema}_jobs`)} CASCADE`)
+    }
+  }
 }
 
 const metricsOf = async (url: string) => {
@@ -77,13 +85,14 @@ const sample = (text: string, name: string, ...fragments: Array<string>) => {
 
 describe.skipIf(databaseUrl === null || databaseUrl === undefined)("an api and a worker process on one PostgreSQL", () => {
   it("the api answers and queues, the worker runs the job; the worker answers only probes and metrics", async () => {
-    const { url, drop } = await freshSchema("roles")
+    const { url, jobsSchema, drop } = await freshSchema("roles")
     const env = {
       DATABASE_URL: url,
       SIFT_DATA_DIR: "/nonexistent/never-used",
       SIFT_ALLOW_PRIVATE_TARGETS: "true",
       SIFT_BOOTSTRAP_KEY: BOOTSTRAP,
-      SIFT_METRICS_TOKEN: TOKEN
+      SIFT_METRICS_TOKEN: TOKEN,
+      SIFT_JOBS_SCHEMA: jobsSchema
     }
     const api = await startServer({ args: ["--port", "0", "--role", "api"], env })
     const worker = await startServer({ args: ["--port", "0"], env: { ...env, SIFT_ROLE: "worker" } })

@@ -29,6 +29,9 @@ const role = Options.choice("role", ["all", "api", "worker"]).pipe(
     "jobs are queued for workers; worker = jobs only (answers /health, /ready, /metrics). api and worker need DATABASE_URL")
 )
 
+/** How long a stopped server's process may take to exit on its own before it is ended. */
+const EXIT_GRACE_MS = 1_000
+
 /** The description `sift serve --help` prints: what it does and the environment it reads. */
 export const description = [
   "Run the Sift API server: the API under /v1, auth-host routes at the root, structured JSON logs on stderr.",
@@ -96,5 +99,8 @@ export const serveCommand = <E>(application: Server.Application<E>) =>
       })),
       Effect.mapError((error) =>
         new CliFailure({ errorCode: "STARTUP_FAILED", message: describeStartupFailure(error), exitCode: ExitCode.internal })
-      )
+      ),
+      // Stopped: a job abandoned past the shutdown time (handed back to the queue) may still hold a socket or a timer;
+      // it must not keep the process from exiting. A second later the process exits with its code, whatever remains.
+      Effect.tap(() => Effect.sync(() => setTimeout(() => process.exit(process.exitCode ?? 0), EXIT_GRACE_MS).unref()))
     )).pipe(Command.withDescription(description))

@@ -21,7 +21,8 @@ export const layerJobQueue = (options: JobQueue.LayerOptions = {}) =>
         ...options,
         // Shutdown is bounded once: running jobs get the same time as requests in flight, then pg-boss fails them
         // back to the queue (retried by whichever worker polls next).
-        stopTimeout: options.stopTimeout ?? config?.shutdownTimeoutMs
+        stopTimeout: options.stopTimeout ?? config?.shutdownTimeoutMs,
+        schema: options.schema ?? config?.jobsSchema
       })
       // A job carries the trace context of the span that queued it (while tracing is on), for its own span's link.
       const send: JobQueue.JobQueueShape["send"] = (name, data, sendOptions) =>

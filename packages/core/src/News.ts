@@ -188,7 +188,8 @@ export const readFeedText = (text: string, feedUrl: string, source: FeedSource):
   const sourceName = source.name !== "" ? source.name : plainText(title, 200) || source.domain
   const articles: Array<Article> = []
   for (const item of items.slice(0, limits.maxItems)) {
-    const url = item.link ?? absolute(item.guid, feedUrl)
+    // A guid is a link only when it is an absolute URL (an id such as "2" is not a page of the feed's site).
+    const url = item.link ?? (item.guid !== undefined && /^https?:\/\//i.test(item.guid.trim()) ? absolute(item.guid, feedUrl) : undefined)
     if (url === undefined || item.title === "") continue
     const description = plainText(item.body, 1_000)
     articles.push({

@@ -164,17 +164,24 @@ export const layerLlm = (options: Llm.LlmOptions): Layer.Layer<SemanticJudge> =>
   })
 
 /**
- * The judge from `SIFT_MONITORS_LLM_URL` (with `SIFT_MONITORS_LLM_MODEL`, default gpt-4o-mini, and
- * `SIFT_MONITORS_LLM_API_KEY`); the deterministic judge when the URL is unset.
+ * The judge from Sift's language model (`SIFT_LLM_URL`, `SIFT_LLM_MODEL`, `SIFT_LLM_API_KEY`, the settings every
+ * model-using endpoint shares), or from `SIFT_MONITORS_LLM_URL` (with `SIFT_MONITORS_LLM_MODEL` and
+ * `SIFT_MONITORS_LLM_API_KEY`) when monitors should ask another model; the deterministic judge when neither is set.
  *
  * @category layers
  */
 export const layerConfig: Layer.Layer<SemanticJudge> = Layer.unwrapEffect(
-  Config.all({
-    baseUrl: Config.option(Config.string("SIFT_MONITORS_LLM_URL")),
-    model: Config.string("SIFT_MONITORS_LLM_MODEL").pipe(Config.withDefault("gpt-4o-mini")),
-    apiKey: Config.option(Config.redacted("SIFT_MONITORS_LLM_API_KEY"))
-  }).pipe(
+  Config.option(Config.string("SIFT_MONITORS_LLM_URL")).pipe(
+    Effect.flatMap((own) => {
+      // The monitors' own settings, when given, apply together; otherwise the shared model's.
+      const prefix = Option.isSome(own) ? "SIFT_MONITORS_LLM" : "SIFT_LLM"
+      return Config.all({
+        baseUrl: Config.option(Config.string(`${prefix}_URL`)),
+        model: Config.string(`${prefix}_MODEL`).pipe(Config.withDefault("gpt-4o-mini")),
+        apiKey: Config.option(Config.redacted(`${prefix}_API_KEY`))
+      })
+    })
+  ).pipe(
     Effect.map(({ apiKey, baseUrl, model }) =>
       Option.match(baseUrl, {
         onNone: () => layerDeterministic,

@@ -86,7 +86,7 @@ describe("LLM judge (stand-in endpoint)", () => {
       expect(onGarbage).toEqual(deterministic)
     }))
 
-  it.live("layerConfig: deterministic without SIFT_MONITORS_LLM_URL, the model with it (default model gpt-4o-mini)", () =>
+  it.live("layerConfig: deterministic without a model, SIFT_MONITORS_LLM_URL or the shared SIFT_LLM_URL otherwise (default model gpt-4o-mini)", () =>
     Effect.gen(function*() {
       standIn.status = 200
       standIn.answer = JSON.stringify({ relevant: false, confidence: 0.2, importance: "low", title: "t", summary: "s" })
@@ -105,6 +105,27 @@ describe("LLM judge (stand-in endpoint)", () => {
       expect(llm.confidence).toBe(0.2)
       expect(llm.matched_urls).toEqual([])
       expect(standIn.requests[0]!.body.model).toBe("gpt-4o-mini")
+      expect(standIn.requests[0]!.auth).toBeUndefined()
+      // Sift's shared model settings serve monitors too; the monitors' own settings, when given, win as a whole.
+      standIn.requests.length = 0
+      const shared = yield* judgeWith((e) =>
+        Effect.provide(e, ChangeDetection.layerConfig).pipe(
+          Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["SIFT_LLM_URL", baseUrl], ["SIFT_LLM_MODEL", "shared-model"], ["SIFT_LLM_API_KEY", "k1"]])))
+        )
+      )
+      expect(shared.confidence).toBe(0.2)
+      expect(standIn.requests[0]!.body.model).toBe("shared-model")
+      expect(standIn.requests[0]!.auth).toBe("Bearer k1")
+      standIn.requests.length = 0
+      yield* judgeWith((e) =>
+        Effect.provide(e, ChangeDetection.layerConfig).pipe(
+          Effect.withConfigProvider(ConfigProvider.fromMap(new Map([
+            ["SIFT_LLM_URL", "http://127.0.0.1:1/v1"], ["SIFT_LLM_MODEL", "shared-model"],
+            ["SIFT_MONITORS_LLM_URL", baseUrl], ["SIFT_MONITORS_LLM_MODEL", "monitor-model"]
+          ])))
+        )
+      )
+      expect(standIn.requests[0]!.body.model).toBe("monitor-model")
       expect(standIn.requests[0]!.auth).toBeUndefined()
     }))
 

@@ -42,6 +42,7 @@ import * as ConsoleSession from "./Console/Session.js"
 import * as ConsoleStatic from "./Console/Static.js"
 import * as Crawl from "./Crawl/Http.js"
 import * as Answers from "./Answers/Http.js"
+import * as Extract from "./Extract/Http.js"
 import * as Competitors from "./Search/Competitors.js"
 import * as Search from "./Search/Http.js"
 import * as Naics from "./Naics/Http.js"
@@ -124,6 +125,8 @@ const routeFor = (request: HttpServerRequest.HttpServerRequest) => {
       return RequestPipeline.serve(api, Competitors.competitors)
     case "POST /v1/web/answers":
       return RequestPipeline.serve(api, Answers.answers)
+    case "POST /v1/web/extract":
+      return RequestPipeline.serve(api, Extract.extract)
     case "POST /v1/brand/retrieve":
       return RequestPipeline.serve(api, BrandRoutes.retrieve)
     case "GET /v1/brand/retrieve-simplified":

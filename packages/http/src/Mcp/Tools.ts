@@ -12,6 +12,8 @@ import { JSONSchema, Schema } from "effect"
 import * as Crawl from "../Crawl/Http.js"
 import * as NewsRoutes from "../News/Http.js"
 import * as PeopleRoutes from "../People/Http.js"
+import * as Answers from "../Answers/Http.js"
+import * as Extract from "../Extract/Http.js"
 import * as Search from "../Search/Http.js"
 
 /** An OAuth scope of the tool server (decisions §10): read-only tokens call read tools only. */
@@ -259,6 +261,28 @@ export const tools: ReadonlyArray<Tool> = [
     scope: "api.read",
     input: PeopleRoutes.PeopleEnrichBody,
     request: (args) => ({ method: "POST", path: "/v1/people/enrich", body: args })
+  },
+  {
+    name: "answer",
+    title: "Research a question on the web and answer in a JSON shape",
+    description:
+      "Searches the task (SIFT_SEARXNG_URL), reads a domain it names and the top results, and has the configured model (SIFT_LLM_URL) " +
+      "answer in the shape of json_format (an example object; default {\"result\": \"\"}), with the sources in first-seen order " +
+      "(POST /v1/web/answers; mode fast 10 credits within 30 s, ultra 100 within 50 s; needs an engine and a model).",
+    scope: "api.read",
+    input: Answers.Body,
+    request: (args) => ({ method: "POST", path: "/v1/web/answers", body: args })
+  },
+  {
+    name: "extract",
+    title: "Crawl a site and fill a JSON Schema from it",
+    description:
+      "Crawls from url, reading first the links the schema and instructions are about, and fills the JSON Schema from the pages: with " +
+      "the configured model, else from the pages' structured data (JSON-LD, OpenGraph) with null for the rest; factCheck nulls values " +
+      "the pages do not state (POST /v1/web/extract; 10 credits; maxPages default 5, at most 50).",
+    scope: "api.read",
+    input: Extract.Body,
+    request: (args) => ({ method: "POST", path: "/v1/web/extract", body: args })
   },
   {
     name: "batch_submit",

@@ -28,7 +28,9 @@ import * as Html from "./Scrape/Html.js"
 import * as Scrape from "./Scrape/Http.js"
 import * as BatchRoutes from "./Batch/Http.js"
 import * as Crawl from "./Crawl/Http.js"
+import * as Answers from "./Answers/Http.js"
 import * as Competitors from "./Search/Competitors.js"
+import * as Extract from "./Extract/Http.js"
 import * as Search from "./Search/Http.js"
 import * as Markdown from "./Scrape/Markdown.js"
 import * as Screenshot from "./Screenshot/Http.js"
@@ -176,6 +178,20 @@ export const document = {
         summary: "Search the web (SearXNG at SIFT_SEARXNG_URL) or Sift's own index of this organization's pages; optionally read each result to Markdown (1 credit + 1 per result read). Header X-Sift-Search-Source: index | searxng",
         requestBody: bodyOf(Search.Body),
         responses: { "200": { description: "{ query, results: [{ url, title, description, relevance, markdown: { code, markdown } }], cache_metadata, partial? }" }, "502": { $ref: "#/components/responses/Error" }, "503": { $ref: "#/components/responses/Error" }, ...errors }
+      }
+    },
+    "/web/answers": {
+      post: {
+        summary: "Research the web and answer in the json_format shape: search (SIFT_SEARXNG_URL), read the top results, the model (SIFT_LLM_URL) answers; sources in first-seen order (fast 10 credits within 30 s, ultra 100 within 50 s). 502 without a model, 503 without an engine, 408 when the model does not answer in time; all uncharged",
+        requestBody: bodyOf(Answers.Body),
+        responses: { "200": { description: "{ json_content, sources, partial? }" }, "502": { $ref: "#/components/responses/Error" }, "503": { $ref: "#/components/responses/Error" }, ...errors }
+      }
+    },
+    "/web/extract": {
+      post: {
+        summary: "Crawl a site from url (links the schema and instructions are about first) and fill the JSON Schema: with the model (SIFT_LLM_URL), else from the pages' structured data with null for the rest; factCheck nulls values the pages do not state (10 credits; actions need a paid plan)",
+        requestBody: bodyOf(Extract.Body),
+        responses: { "200": { description: "{ data, url, urls_analyzed, status, metadata: { numUrls, numSucceeded, numFailed, numSkipped, numBlocked, maxCrawlDepth }, cache_metadata, partial? }" }, ...errors }
       }
     },
     "/news/search": {

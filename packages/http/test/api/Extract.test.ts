@@ -43,13 +43,15 @@ const hosts: Hosts = {
 
 /** The OpenAI-format stand-in: every completion answers `respond()`. */
 const startModel = async () => {
-  const state = { bodies: [] as Array<any>, respond: (): string => "{}" }
+  const state = { bodies: [] as Array<any>, respond: (): string | undefined => "{}" }
   const server = http.createServer((req, res) => {
     const chunks: Array<Buffer> = []
     req.on("data", (c) => chunks.push(c))
     req.on("end", () => {
       state.bodies.push(JSON.parse(Buffer.concat(chunks).toString("utf8")))
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ choices: [{ message: { role: "assistant", content: state.respond() } }], usage: { total_tokens: 50 } }))
+      const content = state.respond()
+      if (content === undefined) return // never answers
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ choices: [{ message: { role: "assistant", content } }], usage: { total_tokens: 50 } }))
     })
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
@@ -187,6 +189,22 @@ describe("POST /web/extract through the official SDK", () => {
     }) as Extracted
     expect(model.bodies).toHaveLength(2)
     expect(extracted.data).toEqual({ name: "Acme Widgets", email: "hello@acme-widgets.test" })
+  })
+
+  it("a model that never answers is bounded by the deadline: the structured data within it, charged", async () => {
+    const { secret } = await withModel.key({ credits: 100 })
+    model.respond = () => undefined
+    const started = Date.now()
+    const extracted = await clientOf(withModel, secret).web.extract({
+      url: "http://shop.test/",
+      maxPages: 1,
+      timeoutOpts: { milliseconds: 10_000 },
+      schema: { type: "object", properties: { name: { type: "string" }, email: { type: "string" } } }
+    }) as Extracted
+    expect(Date.now() - started).toBeLessThan(10_000)
+    expect(model.bodies).toHaveLength(1)
+    expect(extracted.data).toEqual({ name: "Acme Widgets", email: "hello@acme-widgets.test" })
+    expect(extracted.key_metadata.credits_consumed).toBe(10)
   })
 
   it("actions on the free plan are 403 PAID_PLAN_REQUIRED; an unreadable start page fails; both uncharged", async () => {

@@ -68,6 +68,46 @@ const dayOf = (article: News.Article, now: Date) => (article.publishedAt ?? now)
 let lock: Effect.Semaphore | undefined
 const serialized = <A, E, R>(effect: Effect.Effect<A, E, R>) => (lock ??= Effect.unsafeMakeSemaphore(1)).withPermits(1)(effect)
 
+interface Peer {
+  readonly title_key: string
+  readonly sketch: string
+  readonly story_id: string
+}
+
+// The clustering keys of a day's articles, kept per database for PEERS_TTL_MS: a polling cycle stores hundreds of
+// feeds of the same few days, and reading each day's keys again for every feed was most of its time. Another
+// process's articles are seen once the entry is read again (until then a copy it stored may start its own story).
+const PEERS_TTL_MS = 60_000
+const MAX_DAYS_KEPT = 32
+const MAX_PEERS_PER_DAY = 20_000
+const peerCache = new WeakMap<object, Map<string, { readonly loadedAt: number; readonly peers: Array<Peer> }>>()
+
+const peersOf = (sql: SqlClient.SqlClient, days: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    let cache = peerCache.get(sql)
+    if (cache === undefined) peerCache.set(sql, cache = new Map())
+    const now = Date.now()
+    const stale = days.filter((day) => {
+      const entry = cache.get(day)
+      return entry === undefined || now - entry.loadedAt > PEERS_TTL_MS
+    })
+    if (stale.length > 0) {
+      const rows = yield* sql<Peer & { day: string }>`
+        SELECT day, title_key, sketch, story_id FROM news_article WHERE day IN ${sql.in(stale)} LIMIT ${MAX_PEERS_PER_DAY * stale.length}`
+      for (const day of stale) cache.set(day, { loadedAt: now, peers: [] })
+      for (const row of rows) cache.get(row.day)?.peers.push(row)
+      // The oldest entries go first (a Map iterates in insertion order).
+      for (const day of cache.keys()) if (cache.size > MAX_DAYS_KEPT && !days.includes(day)) cache.delete(day)
+    }
+    const byDay = new Map<string, Array<Peer>>()
+    for (const day of days) {
+      const peers = cache.get(day)!.peers
+      if (peers.length > MAX_PEERS_PER_DAY) peers.splice(0, peers.length - MAX_PEERS_PER_DAY)
+      byDay.set(day, peers)
+    }
+    return byDay
+  })
+
 /** Stores a feed's articles (known ids are kept as they were), clustering new ones into stories; returns how many were new. */
 export const store = (articles: ReadonlyArray<News.Article>, feedUrl: string, company: string) =>
   serialized(Effect.gen(function*() {
@@ -78,12 +118,8 @@ export const store = (articles: ReadonlyArray<News.Article>, feedUrl: string, co
     const now = new Date()
     const fresh = articles.filter((a, i) => !known.has(a.id) && articles.findIndex((b) => b.id === a.id) === i)
     if (fresh.length === 0) return 0
-    const days = [...new Set(fresh.map((a) => dayOf(a, now)))]
-    const sameDay = yield* sql<{ day: string; title_key: string; sketch: string; story_id: string }>`
-      SELECT day, title_key, sketch, story_id FROM news_article WHERE day IN ${sql.in(days)} LIMIT 20000`
-    const byDay = new Map<string, Array<{ title_key: string; sketch: string; story_id: string }>>()
-    for (const row of sameDay) byDay.set(row.day, [...(byDay.get(row.day) ?? []), row])
-    for (const article of fresh) {
+    const byDay = yield* peersOf(sql, [...new Set(fresh.map((a) => dayOf(a, now)))])
+    const rows = fresh.map((article) => {
       const day = dayOf(article, now)
       const peers = byDay.get(day) ?? []
       // A filing is its own story: filings of one form share a headline ("8-K - Current report").
@@ -93,13 +129,29 @@ export const store = (articles: ReadonlyArray<News.Article>, feedUrl: string, co
       const storyId = peer?.story_id ?? storyOf(day, filing ? article.id : article.titleKey)
       peers.push({ title_key: article.titleKey, sketch: article.sketch, story_id: storyId })
       byDay.set(day, peers)
-      yield* sql`INSERT INTO news_article (id, url, title, description, authors, image_url, language, published_at, type, source_domain,
-          source_name, direct, company, title_key, sketch, day, story_id, feed_url)
-        VALUES (${article.id}, ${article.url}, ${article.title}, ${article.description}, ${JSON.stringify(article.authors)}, ${article.imageUrl},
-          ${article.language}, ${article.publishedAt}, ${article.type}, ${article.source.domain}, ${article.source.name}, ${article.source.direct},
-          ${company}, ${article.titleKey}, ${article.sketch}, ${day}, ${storyId}, ${feedUrl})
-        ON CONFLICT (id) DO NOTHING`
-    }
+      return {
+        id: article.id,
+        url: article.url,
+        title: article.title,
+        description: article.description,
+        authors: JSON.stringify(article.authors),
+        image_url: article.imageUrl,
+        language: article.language,
+        published_at: article.publishedAt,
+        type: article.type,
+        source_domain: article.source.domain,
+        source_name: article.source.name,
+        direct: article.source.direct,
+        company,
+        title_key: article.titleKey,
+        sketch: article.sketch,
+        day,
+        story_id: storyId,
+        feed_url: feedUrl
+      }
+    })
+    // One statement per feed read (a feed holds at most News.limits.maxItems items).
+    yield* sql`INSERT INTO news_article ${sql.insert(rows)} ON CONFLICT (id) DO NOTHING`
     return fresh.length
   }))
 

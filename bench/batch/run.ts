@@ -16,7 +16,7 @@ import { BlobStore, CacheStore, JobQueue, Migrations, Sql } from "@sift/store"
 import { Deliveries, migrations as webhookMigrations } from "@sift/webhooks"
 import { ConfigProvider, Effect, Layer } from "effect"
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs"
-import { spawnSync } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
@@ -34,17 +34,34 @@ const concurrency = arg("concurrency", 16)
 const latencyMs = arg("latency", 3)
 const submitUrls = quick ? 2_500 : 25_000
 
-// The site: corpus pages, each served under many URLs (a page's title made unique so no two records are alike).
-const corpusDir = extractionCorpus()
-const files = readdirSync(join(corpusDir, "html")).filter((f) => f.endsWith(".html")).sort().slice(0, 300)
-const bodies = files.map((f) => readFileSync(join(corpusDir, "html", f), "utf8"))
-const server = createServer((req, res) => {
-  const n = Number((req.url ?? "/").match(/\/p\/(\d+)/)?.[1] ?? 0)
-  const html = bodies[n % bodies.length]!.replace(/<title>/i, `<title>${n} `)
-  setTimeout(() => res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(html), latencyMs)
-})
-await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : undefined
+const originArg = process.argv.includes("--origin") ? process.argv[process.argv.indexOf("--origin") + 1] : undefined
+
+/**
+ * The site: corpus pages, each served under many URLs (a page's title made unique so no two records are alike). It
+ * runs in a process of its own, as a real site would: its bodies and responses never count in a contender's memory.
+ */
+const serveSite = async (): Promise<{ origin: string; close: () => void }> => {
+  const corpusDir = extractionCorpus()
+  const files = readdirSync(join(corpusDir, "html")).filter((f) => f.endsWith(".html")).sort().slice(0, 300)
+  const bodies = files.map((f) => readFileSync(join(corpusDir, "html", f), "utf8"))
+  const server = createServer((req, res) => {
+    const n = Number((req.url ?? "/").match(/\/p\/(\d+)/)?.[1] ?? 0)
+    const html = bodies[n % bodies.length]!.replace(/<title>/i, `<title>${n} `)
+    setTimeout(() => res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(html), latencyMs)
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() }
+}
+if (only === "site") {
+  const site = await serveSite()
+  process.stdout.write(`ORIGIN ${site.origin}\n`)
+  // Serves until the parent goes (its stdin closes).
+  process.stdin.resume()
+  process.stdin.on("end", () => process.exit(0))
+  await new Promise<never>(() => {})
+}
+const origin = originArg ?? ""
 const urls = Array.from({ length: pages }, (_, i) => `${origin}/p/${i}`)
 
 const rssMb = () => process.memoryUsage().rss / 1024 / 1024
@@ -111,18 +128,28 @@ const sift = async () => {
   const owner: Batches.Owner = { orgId: "org_bench", keyId: undefined, plan: "scale" }
   const program = Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const trace = (what: string) => {
+      if (process.env["BENCH_BATCH_TRACE"] !== undefined) {
+        const m = process.memoryUsage()
+        console.error(`${what}: rss ${(m.rss / 1048576).toFixed(0)} heap ${(m.heapUsed / 1048576).toFixed(0)} external ${(m.external / 1048576).toFixed(0)}`)
+      }
+    }
+    trace("ready")
     // The server's time to accept a large submission (validation, intake, one transaction with every page).
     const submitStarted = performance.now()
     const big = yield* Batches.submit(owner, {
       input: { mode: "scrape", data: { format: "markdown", urls: Array.from({ length: submitUrls }, (_, i) => ({ url: `${origin}/s/${i}` })) } }
     }, { requestId: "req_submit" })
     const submitMs = performance.now() - submitStarted
+    trace("submitted")
     yield* sql`UPDATE batches SET status = 'cancelled' WHERE id = ${big.id}`
     yield* sql`DELETE FROM batch_pages WHERE batch_id = ${big.id}`
+    trace("deleted")
     const before = sizeOf(dir)
     const made = yield* Batches.submit(owner, { input: { mode: "scrape", data: { format: "markdown", urls: urls.map((url) => ({ url })) } } }, { requestId: "req_bench" })
+    trace("batch submitted")
     let peak = rssMb()
-    const samples: Array<{ done: number; rss: number }> = []
+    const samples: Array<{ done: number; rss: number; heap: number; external: number; arrayBuffers: number }> = []
     const sampler = setInterval(() => {
       peak = Math.max(peak, rssMb())
     }, 100)
@@ -130,7 +157,10 @@ const sift = async () => {
     yield* Effect.forkScoped(Effect.forever(Effect.zipRight(
       Effect.sleep(1_000),
       Effect.map(sql<{ n: number }>`SELECT succeeded + failed AS n FROM batches WHERE id = ${made.id}`, (rows) => {
-        samples.push({ done: Number(rows[0]?.n ?? 0), rss: rssMb() })
+        if (process.env["BENCH_BATCH_TRACE"] === "gc") (globalThis as { gc?: () => void }).gc?.()
+        const m = process.memoryUsage()
+        samples.push({ done: Number(rows[0]?.n ?? 0), rss: m.rss / 1048576, heap: m.heapUsed / 1048576, external: m.external / 1048576, arrayBuffers: m.arrayBuffers / 1048576 })
+        if (process.env["BENCH_BATCH_TRACE"] !== undefined) console.error(JSON.stringify(samples[samples.length - 1]))
       })
     )))
     const started = performance.now()
@@ -147,17 +177,25 @@ const sift = async () => {
 }
 
 // Each contender runs in a child process of its own, so memory and event-loop work of one never counts for another.
-const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : undefined
-if (only !== undefined) {
+if (only !== undefined && only !== "site") {
   const result = only === "raw" ? { perSecond: await raw() } : only === "crawlee" ? { perSecond: await crawlee(), peak: rssMb() } : await sift()
   process.stdout.write(`\nRESULT ${JSON.stringify(result)}\n`)
-  server.close()
   process.exit(0)
 }
-server.close()
+
+const site = spawn(process.execPath, [...process.execArgv, process.argv[1]!, ...process.argv.slice(2), "--only", "site"], { stdio: ["pipe", "pipe", "inherit"] })
+const siteOrigin = await new Promise<string>((resolve, reject) => {
+  let out = ""
+  site.stdout.on("data", (chunk: Buffer) => {
+    out += chunk.toString()
+    const found = out.match(/ORIGIN (\S+)/)
+    if (found !== null) resolve(found[1]!)
+  })
+  site.once("exit", (code) => reject(new Error(`bench/batch site exited (${code})`)))
+})
 
 const child = (name: string): any => {
-  const args = [...process.execArgv, process.argv[1]!, ...process.argv.slice(2), "--only", name]
+  const args = [...process.execArgv, process.argv[1]!, ...process.argv.slice(2), "--only", name, "--origin", siteOrigin]
   const run = spawnSync(process.execPath, args, { encoding: "utf8", env: { ...process.env, CRAWLEE_LOG_LEVEL: "ERROR" }, maxBuffer: 64 * 1024 * 1024 })
   const line = run.stdout.split("\n").find((l) => l.startsWith("RESULT "))
   if (line === undefined) throw new Error(`bench/batch ${name} failed (${run.status}): ${run.stderr.slice(-2000)}`)
@@ -177,3 +215,4 @@ const last = ours.samples[ours.samples.length - 1]
 console.log(`  peak RSS ${ours.peak.toFixed(0)} MB (target < 600); RSS at ${first?.done ?? "?"} pages ${first?.rss.toFixed(0) ?? "?"} MB, at ${last?.done ?? "?"} pages ${last?.rss.toFixed(0) ?? "?"} MB`)
 console.log(`  database growth ${(ours.bytesPerPage / 1024).toFixed(1)} KB per page`)
 console.log(`  submission of ${submitUrls.toLocaleString("en")} URLs: ${ours.submitMs.toFixed(0)} ms of the server's time (target < 2000 for 25,000)`)
+site.kill()

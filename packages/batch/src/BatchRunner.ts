@@ -15,6 +15,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Cache, Crawler, type Fetcher, ScrapeRequest, UrlNormal } from "@sift/core"
 import { BlobStore } from "@sift/store/BlobStore"
+import * as CacheStore from "@sift/store/CacheStore"
 import * as Ids from "@sift/store/Ids"
 import { JobQueue, type JobQueueError } from "@sift/store/JobQueue"
 import { PageIndex } from "@sift/store/PageIndex"
@@ -137,13 +138,24 @@ export const drive = (batchId: string, options: RunnerOptions = {}): Effect.Effe
       }
     }
 
+    // With the store's cache, a page's cache entry is written in its record's statement (one round trip, not two), and
+    // does not fill the process's memory front with pages nobody has asked for yet.
+    const cache = yield* Cache.Cache
+    const cacheRows = Option.getOrUndefined(yield* Effect.serviceOption(CacheStore.Rows))
+
     const record = (pending: PendingPage) =>
       Effect.gen(function*() {
         const identity: Records.PageIdentity = { url: pending.url, itemId: pending.item_id, meta: pending.meta }
         const request = yield* Effect.either(ScrapeRequest.decode({ ...page, url: pending.url }))
+        let entry: { key: string; value: Uint8Array } | undefined
+        const deferring = cacheRows === undefined ? cache : Cache.Cache.of({
+          get: cache.get,
+          // The page's first entry waits for the record; any other goes through the cache as ever.
+          set: (key, value) => entry === undefined ? Effect.sync(() => void (entry = { key, value })) : cache.set(key, value)
+        })
         const outcome: Crawler.PageOutcome = request._tag === "Left"
           ? { _tag: "Failed", error: request.left }
-          : yield* Crawler.visit(gate, pending.url, request.right, { pdfShouldParse })
+          : yield* Effect.provideService(Crawler.visit(gate, pending.url, request.right, { pdfShouldParse }), Cache.Cache, deferring)
         const made = Records.of(identity, batch.format, outcome)
         const state = made === undefined ? "skipped" : made.status === "ok" ? "ok" : "error"
         const ocr = outcome._tag === "Scraped" ? outcome.ocrPages : 0
@@ -164,9 +176,10 @@ export const drive = (batchId: string, options: RunnerOptions = {}): Effect.Effe
         pages += links.length
         const code = made?.status === "error" ? String(made["error_code"]) : null
         // One statement (one round trip, atomic): the record only if the page is still pending, then its links and the
-        // batch's counters only if the record was written.
+        // batch's counters only if the record was written; the page's cache entry in any case.
+        const cached = cacheRows === undefined ? undefined : CacheStore.upsert(sql, cacheRows, entry)
         const [counted] = yield* sql<{ added: number | string }>`
-          WITH written AS (
+          WITH ${cached === undefined ? sql`` : sql`cached AS (${cached}), `}written AS (
             UPDATE batch_pages SET state = ${state}, record = ${made === undefined ? null : JSON.stringify(made)}::jsonb, ocr_pages = ${ocr}
             WHERE batch_id = ${batchId} AND seq = ${pending.seq} AND state = 'pending' RETURNING 1
           ), added AS (

@@ -5,8 +5,9 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Cache, Fetcher } from "@sift/core"
+import { Cache, Fetcher, Pipeline, ScrapeRequest } from "@sift/core"
 import * as BlobStore from "@sift/store/BlobStore"
+import * as CacheStore from "@sift/store/CacheStore"
 import * as JobQueue from "@sift/store/JobQueue"
 import * as Migrations from "@sift/store/Migrations"
 import { Deliveries, migrations as webhookMigrations } from "@sift/webhooks"
@@ -73,7 +74,7 @@ const fetcher = Layer.unwrapEffect(Effect.sync(() =>
     Layer.orDie
   )))
 
-const environment = (backend: (typeof backends)[number]) => {
+const environment = (backend: (typeof backends)[number], cache: "memory" | "store" = "memory") => {
   const storage = Layer.tap(backend.layer(), (ctx) =>
     Effect.provide(
       Effect.zipRight(
@@ -83,10 +84,13 @@ const environment = (backend: (typeof backends)[number]) => {
       ctx
     ))
   const jobs = JobQueue.layer({ queues: [Batches.QUEUE, Deliveries.QUEUE], supervise: false })
-  return Layer.mergeAll(ledger, BlobStore.layerSql, jobs).pipe(
-    Layer.provideMerge(storage),
-    Layer.provideMerge(Layer.merge(fetcher, Cache.layerMemory()))
-  )
+  // The service's cache: rows in the same database with a memory front.
+  return cache === "store"
+    ? Layer.mergeAll(ledger, BlobStore.layerSql, jobs, CacheStore.layer()).pipe(Layer.provideMerge(storage), Layer.provideMerge(fetcher))
+    : Layer.mergeAll(ledger, BlobStore.layerSql, jobs).pipe(
+      Layer.provideMerge(storage),
+      Layer.provideMerge(Layer.merge(fetcher, Cache.layerMemory()))
+    )
 }
 
 const fund = (orgId: string, balance: number) =>
@@ -299,5 +303,36 @@ for (const backend of backends) {
         expect(view.credits).toMatchObject({ reserved: 12, refunded: 0 })
         expect(yield* balance(owner.orgId)).toBe(88)
       }).pipe(Effect.provide(environment(backend))), 120_000)
+
+    it.scopedLive("with the store's cache, each page's cache entry is written with its record (a row, not the memory front), one record per page", () =>
+      Effect.gen(function*() {
+        const owner: Batches.Owner = { orgId: `org_${unique()}`, keyId: undefined, plan: "pro" }
+        yield* fund(owner.orgId, 100)
+        const u = unique()
+        const urls = Array.from({ length: 5 }, (_, i) => `${origin}/cached/${u}/${i}`)
+        const made = yield* Batches.submit(owner, scrapeBody(urls.map((url) => ({ url }))), { requestId: "rc" })
+        yield* BatchRunner.drive(made.id, { concurrency: 3 })
+        const view = yield* Batches.get(owner, made.id, String)
+        expect(view.status).toBe("completed")
+        expect(view.progress).toMatchObject({ succeeded: 5, failed: 0 })
+        const records = yield* allResults(owner, made.id, 100)
+        expect(records.map((r) => r["url"])).toEqual(urls)
+        expect(records.every((r) => String(r["markdown"] ?? JSON.stringify(r)).includes("About Page /cached/"))).toBe(true)
+        const sql = yield* SqlClient.SqlClient
+        const keys = yield* Effect.forEach(urls, (url) => Effect.map(ScrapeRequest.decode({ url, formats: { markdown: true } }), Pipeline.cacheKey))
+        const rows = yield* sql<{ key: string; size: number }>`
+          SELECT key, octet_length(bytes) AS size FROM cache_entries WHERE key IN ${sql.in(keys)} AND expires_at > now() + interval '29 days'`
+        expect(rows.map((r) => r.key).sort()).toEqual([...keys].sort())
+        expect(rows.every((r) => Number(r.size) > 100)).toBe(true)
+        // A later scrape reads the page from the cache, not the site.
+        const before = hits.get(`/cached/${u}/0`)
+        const again = yield* Pipeline.scrape({ url: urls[0], formats: { markdown: true } })
+        expect(again.cache_metadata.status).toBe("hit")
+        expect(hits.get(`/cached/${u}/0`)).toBe(before)
+        // The batch's pages never went into the process's memory front: with their rows gone, the cache has none.
+        yield* sql`DELETE FROM cache_entries WHERE key IN ${sql.in(keys.slice(1))}`
+        const cache = yield* Cache.Cache
+        for (const key of keys.slice(1)) expect((yield* cache.get(key, 86_400_000))._tag).toBe("None")
+      }).pipe(Effect.provide(environment(backend, "store"))), 120_000)
   })
 }

@@ -240,3 +240,22 @@ export const factCheck = (data: unknown, pagesText: string): unknown => {
   }
   return walk(data, 0)
 }
+
+/** Whether the schema asks for images (a property named like `image_urls`, `product_photos`, `logo`), at any depth. */
+export const wantsImages = (schema: unknown): boolean =>
+  /"[^"]*(?:image|photo|picture|logo|thumbnail)[^"]*"\s*:/i.test(JSON.stringify(schema).slice(0, 100_000))
+
+/** A page's image references: `<img src>`/`srcset` and `og:image`, absolute, without data URLs; at most `limit`. */
+export const imagesOf = (html: string, pageUrl: string, limit = 40): Array<string> => {
+  const found = new Set<string>()
+  const add = (raw: string) => {
+    if (found.size >= limit || raw.startsWith("data:")) return
+    try {
+      const url = new URL(raw.trim().split(/\s+/)[0]!, pageUrl)
+      if (url.protocol === "http:" || url.protocol === "https:") found.add(url.href)
+    } catch { /* not a URL */ }
+  }
+  for (const match of html.slice(0, 2_000_000).matchAll(/<(?:img|source)\b[^>]*?\s(?:src|data-src|srcset)\s*=\s*["']([^"']{1,2048})["']/gi)) add(match[1]!)
+  for (const match of html.slice(0, 200_000).matchAll(/<meta\b[^>]*?property\s*=\s*["']og:image["'][^>]*?content\s*=\s*["']([^"']{1,2048})["']/gi)) add(match[1]!)
+  return [...found]
+}

@@ -220,6 +220,13 @@ export const extract: Handler<
       yield* Indexing.indexPages(caller.auth.org.id, isPrivate, pages.map(({ url, result }) => ({ url, result })))
       const results = pages.map((p) => p.result)
       let data: unknown = Fill.fromStructuredData(body.schema, results)
+      // Image fields make the pages' image references available to the model.
+      const images = Fill.wantsImages(body.schema)
+      const imagesOfPage = (p: Read): string => {
+        if (!images) return ""
+        const found = Fill.imagesOf(p.result.html?.data ?? "", p.result.url || p.url)
+        return found.length === 0 ? "" : `\nImages on this page:\n${found.join("\n")}`
+      }
       if (Option.isSome(model.endpoint)) {
         const budget = (yield* left) - 1_000
         const messages: Array<LanguageModel.Message> = [
@@ -234,7 +241,7 @@ export const extract: Handler<
               ...(body.instructions === undefined ? [] : [`Instructions: ${body.instructions}`]),
               `Structured data found on the pages (may help): ${JSON.stringify(data).slice(0, 4_000)}`,
               "",
-              ...pages.map((p) => `--- ${p.result.metadata.title ?? ""} <${p.result.url || p.url}>\n${(p.result.markdown.data ?? "").slice(0, limits.pageChars)}`)
+              ...pages.map((p) => `--- ${p.result.metadata.title ?? ""} <${p.result.url || p.url}>\n${(p.result.markdown.data ?? "").slice(0, limits.pageChars)}${imagesOfPage(p)}`)
             ].join("\n")
           }
         ]

@@ -29,7 +29,7 @@ const page = (title: string, body: string, head = "") =>
 
 const hosts: Hosts = {
   "shop.test": {
-    "/": page("Acme Widgets", `<p>We make widgets in Lyon.</p><ul>
+    "/": page("Acme Widgets", `<p>We make widgets in Lyon.</p><img src="/img/blue-widget.jpg" alt="A blue widget"><ul>
       <li><a href="/blog/first-post">Our first post</a></li><li><a href="/blog/second-post">Another story</a></li>
       <li><a href="/careers">Jobs</a></li><li><a href="/about">About us</a></li><li><a href="/pricing">Plans</a></li></ul>`,
       `<meta property="og:description" content="Widgets made in Lyon"><script type="application/ld+json">${JSON.stringify(organization)}</script>`),
@@ -166,6 +166,16 @@ describe("POST /web/extract through the official SDK", () => {
       schema: { type: "object", properties: { founders: { type: "string" } } }
     }) as Extracted
     expect(extracted.urls_analyzed).toEqual(["http://shop.test/", "http://shop.test/about"])
+  })
+
+  it("image fields make the pages' image references available to the model", async () => {
+    const { secret } = await withModel.key({ credits: 100 })
+    model.respond = () => JSON.stringify({ product_photos: ["http://shop.test/img/blue-widget.jpg"] })
+    const schema = { type: "object", properties: { product_photos: { type: "array", items: { type: "string" } } } }
+    const extracted = await clientOf(withModel, secret).web.extract({ url: "http://shop.test/", maxPages: 1, schema }) as Extracted
+    expect(extracted.data).toEqual({ product_photos: ["http://shop.test/img/blue-widget.jpg"] })
+    const prompt = model.bodies[0].messages.map((m: { content: string }) => m.content).join("\n")
+    expect(prompt).toContain("Images on this page:\nhttp://shop.test/img/blue-widget.jpg")
   })
 
   it("factCheck nulls a value the pages do not state; without it the model's value stays", async () => {

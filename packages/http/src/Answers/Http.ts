@@ -174,11 +174,18 @@ export const answers: Handler<
       // Pages land here as they are read, so a deadline keeps what was read.
       const read = new Map<string, Evidence>()
       const failed = new Set<string>()
+      let cut = false
       const finished = yield* Effect.flatMap(left, (ms) =>
         Effect.timeoutOption(
           Effect.forEach(candidates, (url) =>
             Effect.flatMap(left, (rest) => readPage(caller, url, { timeoutMs: Math.min(rest, researchMs) - 500, zdr })).pipe(
-              Effect.tap((page) => Effect.sync(() => Option.isSome(page) ? void read.set(url, { url, title: page.value.title, text: page.value.markdown }) : void failed.add(url)))
+              Effect.tap((page) =>
+                Effect.map(Clock.currentTimeMillis, (now) => {
+                  if (Option.isSome(page)) return void read.set(url, { url, title: page.value.title, text: page.value.markdown })
+                  failed.add(url)
+                  // A read given up at the end of the research budget: the deadline ended research.
+                  if (now - started >= researchMs - 1_000) cut = true
+                }))
             ), { concurrency: limits.concurrency, discard: true }),
           Duration.millis(Math.max(0, Math.min(ms, researchMs)))
         ))
@@ -196,7 +203,7 @@ export const answers: Handler<
         body: {
           json_content: answer as Record<string, unknown>,
           sources,
-          ...(Option.isNone(finished) ? { partial: true } : {})
+          ...(Option.isNone(finished) || cut ? { partial: true } : {})
         },
         credits: budget.credits
       }

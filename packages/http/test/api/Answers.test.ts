@@ -23,7 +23,8 @@ const hosts: Hosts = {
     "/about": page("About Acme", "Acme was founded in 2011 in Lyon.")
   },
   "review.test": { "/acme": page("Acme reviewed", "We liked the Team plan's shared inboxes.") },
-  "gone.test": { "/acme": FixtureSite.status(404) }
+  "gone.test": { "/acme": FixtureSite.status(404) },
+  "slow.test": { "/acme": FixtureSite.slow({ headersAfterMs: 30_000 }) }
 }
 
 /** The SearXNG stand-in: answers `/search?format=json` from `answers` by query. */
@@ -176,6 +177,21 @@ describe("POST /web/answers through the official SDK (SearXNG and model stand-in
     expect(failed).toMatchObject({ status: 408, code: "REQUEST_TIMEOUT" })
     expect(Date.now() - started).toBeLessThan(12_000)
     expect(await balance(full, orgId)).toBe(500)
+  })
+
+  it("a result not read by the end of the research budget is left out and the answer is partial, charged", async () => {
+    const { secret } = await full.key({ credits: 500 })
+    engine.answers["Acme prices, slowly"] = [
+      { url: "http://acme.test/pricing", title: "Acme pricing", content: "Plans and prices" },
+      { url: "http://slow.test/acme", title: "Acme, slowly", content: "A page that takes its time" }
+    ]
+    const started = Date.now()
+    const answered = await clientOf(full, secret).web.answers({ task: "Acme prices, slowly", json_format: format, mode: "fast", timeoutOpts: { milliseconds: 8_000 } }) as Answered
+    expect(Date.now() - started).toBeLessThan(8_000)
+    expect(answered.partial).toBe(true)
+    expect(answered.sources).toEqual(["http://acme.test/pricing"])
+    expect(answered.json_content).toEqual(JSON.parse(pricingAnswer))
+    expect(answered.key_metadata.credits_consumed).toBe(10)
   })
 
   it("json_format deeper than 8 levels is 400 INPUT_VALIDATION_ERROR, uncharged; 8 levels are accepted", async () => {

@@ -12,6 +12,7 @@
 import { parseFeed, parseOpml } from "feedsmith"
 import { Parser } from "htmlparser2"
 import { Context, Effect, Layer } from "effect"
+import { detectAll } from "tinyld"
 import * as Fetcher from "./Fetcher.js"
 import * as Companies from "./internal/news/companies.js"
 import { digest, minhash, normalize, plainText, similarity, titleKey } from "./internal/news/text.js"
@@ -171,6 +172,19 @@ const rawItems = (parsed: ReturnType<typeof parseFeed>, base: string): { items: 
   }
 }
 
+/** The languages the API filters on. */
+export const LANGUAGES = ["ar", "de", "en", "es", "fr", "hi", "it", "ja", "ko", "nl", "pt", "ru", "zh"] as const
+
+/**
+ * The language of an article that its feed does not state, detected by `tinyld` among {@link LANGUAGES}: the best
+ * guess when it is confident (accuracy at least 0.3 and five times the next guess), else null.
+ */
+export const detectLanguage = (text: string): string | null => {
+  if (text.split(/\s+/).length < 5) return null
+  const [best, next] = detectAll(text.slice(0, 2_000), { only: [...LANGUAGES] })
+  return best !== undefined && best.accuracy >= 0.3 && best.accuracy >= 5 * (next?.accuracy ?? 0) ? best.lang : null
+}
+
 /**
  * The articles of a feed's text (RSS, Atom, RDF or JSON Feed), at most {@link limits.maxItems}; items without a
  * link or title are skipped. Throws `FeedError` for a text that is no feed.
@@ -199,7 +213,7 @@ export const readFeedText = (text: string, feedUrl: string, source: FeedSource):
       description: description === "" ? null : description,
       authors: [...new Set(item.authors)].slice(0, 20),
       imageUrl: typeof item.image === "string" ? absolute(item.image, feedUrl) ?? null : null,
-      language: item.language,
+      language: item.language ?? detectLanguage(`${item.title}. ${description}`),
       publishedAt: dateOf(item.published),
       type: source.type,
       source: { domain: source.domain, name: sourceName, direct: source.direct },

@@ -41,6 +41,15 @@ describe("News.readFeedText", () => {
     expect(() => News.readFeedText(" ".repeat(News.limits.maxFeedBytes + 1), "https://pub.test/big", source)).toThrow(/over/)
   })
 
+  it("detects the language of items whose feed states none, when confident", () => {
+    const rss = `<rss version="2.0"><channel><title>T</title>
+      <item><title>Acme ouvre sa première usine européenne</title><link>https://pub.test/fr</link><description>Acme Robotics ouvre sa première usine européenne à Lyon, avec trois cents emplois.</description></item>
+      <item><title>Acme eröffnet ein Werk</title><link>https://pub.test/de</link><description>Acme Robotics eröffnet sein erstes europäisches Werk in Lyon mit dreihundert Arbeitsplätzen.</description></item>
+      <item><title>kalo mira tevu</title><link>https://pub.test/x</link><description>zone pisu dofa giho juwe</description></item>
+    </channel></rss>`
+    expect(News.readFeedText(rss, "https://pub.test/rss", source).map((a) => a.language)).toEqual(["fr", "de", null])
+  })
+
   it("keeps at most maxItems items, and a date in the future is no date", () => {
     const items = Array.from({ length: News.limits.maxItems + 50 }, (_, i) => `<item><title>Item ${i}</title><link>https://pub.test/${i}</link><pubDate>not a date</pubDate></item>`).join("")
     const articles = News.readFeedText(`<rss version="2.0"><channel><title>T</title>${items}<item><title>Later</title><link>https://pub.test/later</link><pubDate>${new Date(Date.now() + 30 * 86_400_000).toUTCString()}</pubDate></item></channel></rss>`, "https://pub.test/rss", source)

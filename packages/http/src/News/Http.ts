@@ -23,7 +23,7 @@ const EXCHANGES = ["AMEX", "AMS", "AQS", "ASX", "ATH", "BER", "BME", "BRU", "BSE
   "EGX", "FSX", "HAM", "HEL", "HKSE", "HOSE", "ICE", "IOB", "IST", "JKT", "JNB", "JPX", "KLS", "KOE", "KSC", "KUW", "LIS", "LSE", "MCX", "MEX", "MIL", "MUN",
   "NASDAQ", "NEO", "NSE", "NYSE", "NZE", "OSL", "OTC", "PAR", "PNK", "PRA", "RIS", "SAO", "SAU", "SES", "SET", "SGO", "SHH", "SHZ", "SIX", "STO", "STU",
   "TAI", "TAL", "TLV", "TSX", "TSXV", "TWO", "VIE", "WSE", "XETRA"] as const
-const LANGUAGES = ["ar", "de", "en", "es", "fr", "hi", "it", "ja", "ko", "nl", "pt", "ru", "zh"] as const
+const LANGUAGES = News.LANGUAGES
 const TYPES = ["editorial", "press_release", "regulatory_filing", "advisory"] as const
 const COUNTRIES = ["ae", "ar", "au", "ca", "cg", "ch", "cl", "cz", "de", "fi", "fr", "gb", "hk", "il", "in", "jp", "kr", "mx", "ng", "nl", "qa", "sa", "se",
   "sg", "us", "za"] as const

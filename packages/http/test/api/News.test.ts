@@ -230,5 +230,9 @@ describe("POST /news/search through the official SDK", () => {
       { url: "http://daily.test/atom", kind: "publisher", ok: true, articles: 2 },
       { url: "http://wire.test/rss", kind: "publisher", ok: true, articles: 3 }
     ])
+    // Each poll was a pg-boss job of the news-poll queue, one per feed (its URL the singleton key), completed.
+    const jobs = await service.run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      sql<{ url: string; state: string }>`SELECT data->>'url' AS url, state FROM pgboss.job WHERE name = 'news-poll' ORDER BY 1`))
+    expect(jobs).toEqual([{ url: "http://daily.test/atom", state: "completed" }, { url: "http://wire.test/rss", state: "completed" }])
   }, 60_000)
 })

@@ -1,13 +1,14 @@
 /**
  * The deterministic parts of `POST /web/extract`: the words a JSON Schema and instructions are about (to rank a
  * site's links), the fields of a schema filled from pages' structured data (JSON-LD, OpenGraph and meta tags: name,
- * description, price, email, telephone, address, logo, images...) when no model is configured, and the fact check
+ * description, price, email, telephone, address, logo, images...; microdata and RDFa too) when no model is configured, and the fact check
  * that nulls values the pages do not state.
  *
  * @since 0.1.0
  */
 import type { ScrapeResult } from "@sift/core"
 import { stem } from "@sift/core/Stem"
+import * as StructuredData from "@sift/core/StructuredData"
 
 const stopWords = new Set(
   "a an and are as at be by for from how in is it of on or that the this to was what when where which who why with into the its their our your all any each page pages url urls list string number value data type".split(" ")
@@ -118,7 +119,10 @@ export const factsOf = (results: ReadonlyArray<ScrapeResult.ScrapeResult>): Map<
     facts.set(k, list)
   }
   for (const result of results) {
-    const stack: Array<{ node: unknown; depth: number }> = (result.metadata.jsonLd ?? []).map((node) => ({ node, depth: 0 }))
+    // JSON-LD first, then microdata and RDFa items of the page's HTML.
+    const html = result.html?.data ?? ""
+    const markup = html === "" || !/\s(?:itemscope|typeof)\b/i.test(html) ? [] : StructuredData.markupNodes(html)
+    const stack: Array<{ node: unknown; depth: number }> = [...(result.metadata.jsonLd ?? []), ...markup].map((node) => ({ node, depth: 0 }))
     let visited = 0
     while (stack.length > 0 && visited++ < 10_000) {
       const { node, depth } = stack.shift()!

@@ -33,6 +33,10 @@ const hosts: Hosts = {
       <li><a href="/blog/first-post">Our first post</a></li><li><a href="/blog/second-post">Another story</a></li>
       <li><a href="/careers">Jobs</a></li><li><a href="/about">About us</a></li><li><a href="/pricing">Plans</a></li></ul>`,
       `<meta property="og:description" content="Widgets made in Lyon"><script type="application/ld+json">${JSON.stringify(organization)}</script>`),
+    "/store": page("Our Lyon store", `<div itemscope itemtype="https://schema.org/Store"><span itemprop="name">Acme Widgets Lyon</span>
+      <span itemprop="telephone">+33 4 11 11 11 11</span><div itemprop="address" itemscope itemtype="https://schema.org/PostalAddress">
+      <span itemprop="streetAddress">5 Quai Rambaud</span>, <span itemprop="addressLocality">Lyon</span></div>
+      <span itemprop="priceRange">EUR</span></div>`),
     "/pricing": page("Pricing", "<p>The Starter plan is 19 euros a month. The Team plan is 49 euros a month.</p>"),
     "/about": page("About", "<p>Founded by two engineers.</p>"),
     "/careers": page("Careers", "<p>No openings.</p>"),
@@ -142,6 +146,16 @@ describe("POST /web/extract through the official SDK", () => {
     expect(extracted.metadata).toMatchObject({ numSucceeded: 1, numFailed: 0, maxCrawlDepth: 0 })
     expect(extracted.key_metadata.credits_consumed).toBe(10)
     expect(await balance(noModel, orgId)).toBe(90)
+  })
+
+  it("without a model reads microdata too", async () => {
+    const { secret } = await noModel.key({ credits: 100 })
+    const extracted = await clientOf(noModel, secret).web.extract({
+      url: "http://shop.test/store",
+      maxPages: 1,
+      schema: { type: "object", properties: { name: { type: "string" }, phone: { type: "string" }, address: { type: "object", properties: { streetAddress: { type: "string" }, addressLocality: { type: "string" } } }, email: { type: "string" } } }
+    }) as Extracted
+    expect(extracted.data).toEqual({ name: "Acme Widgets Lyon", phone: "+33 4 11 11 11 11", address: { streetAddress: "5 Quai Rambaud", addressLocality: "Lyon" }, email: null })
   })
 
   it("reads the links the schema is about first (pricing before the blog) and fills the schema with the model", async () => {

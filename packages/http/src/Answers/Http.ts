@@ -170,7 +170,9 @@ export const answers: Handler<
       const researchMs = Math.floor(planned.timeoutMs * 0.6)
       const domain = domainInTask(planned.body.task)
       const hits = yield* engine.search({ query: planned.body.task, numResults: budget.results, timeoutMs: Math.max(1, researchMs) })
-      const candidates = [...new Set([...(domain === undefined ? [] : [`https://${domain}/`]), ...hits.slice(0, budget.read).map((hit) => hit.url)])]
+      const domainPage = domain === undefined ? undefined : `https://${domain}/`
+      const candidates = [...new Set([...(domainPage === undefined ? [] : [domainPage]), ...hits.slice(0, budget.read).map((hit) => hit.url)])]
+      const readingOf = (url: string) => Effect.flatMap(left, (rest) => readPage(caller, url, { timeoutMs: Math.min(rest, researchMs) - 500, zdr }))
       // Pages land here as they are read, so a deadline keeps what was read.
       const read = new Map<string, Evidence>()
       const failed = new Set<string>()
@@ -178,10 +180,12 @@ export const answers: Handler<
       const finished = yield* Effect.flatMap(left, (ms) =>
         Effect.timeoutOption(
           Effect.forEach(candidates, (url) =>
-            Effect.flatMap(left, (rest) => readPage(caller, url, { timeoutMs: Math.min(rest, researchMs) - 500, zdr })).pipe(
+            readingOf(url).pipe(
+              // The named domain's site over plain HTTP when it has no HTTPS.
+              Effect.flatMap((page) => Option.isNone(page) && url === domainPage ? readingOf(`http://${domain}/`) : Effect.succeed(page)),
               Effect.tap((page) =>
                 Effect.map(Clock.currentTimeMillis, (now) => {
-                  if (Option.isSome(page)) return void read.set(url, { url, title: page.value.title, text: page.value.markdown })
+                  if (Option.isSome(page)) return void read.set(url, { url: page.value.url, title: page.value.title, text: page.value.markdown })
                   failed.add(url)
                   // A read given up at the end of the research budget: the deadline ended research.
                   if (now - started >= researchMs - 1_000) cut = true
@@ -198,7 +202,9 @@ export const answers: Handler<
         (error) => modelFailure(error, planned.timeoutMs)
       )
       // First-seen order: the named domain's page, then the results; pages that could not be read are left out.
-      const sources = [...new Set([...candidates, ...hits.map((hit) => hit.url)])].filter((url) => !failed.has(url) && (read.has(url) || hits.some((hit) => hit.url === url)))
+      const supplied = [...candidates, ...hits.map((hit) => hit.url)].flatMap((url) =>
+        read.has(url) ? [read.get(url)!.url] : !failed.has(url) && hits.some((hit) => hit.url === url) ? [url] : [])
+      const sources = [...new Set(supplied)]
       return {
         body: {
           json_content: answer as Record<string, unknown>,

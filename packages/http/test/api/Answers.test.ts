@@ -20,7 +20,8 @@ const page = (title: string, body: string) =>
 const hosts: Hosts = {
   "acme.test": {
     "/pricing": page("Acme pricing", "The Starter plan costs 19 dollars a month and the Team plan 49 dollars a month."),
-    "/about": page("About Acme", "Acme was founded in 2011 in Lyon.")
+    "/about": page("About Acme", "Acme was founded in 2011 in Lyon."),
+    "/": page("Acme", "Acme sells shared inboxes to small teams.")
   },
   "review.test": { "/acme": page("Acme reviewed", "We liked the Team plan's shared inboxes.") },
   "gone.test": { "/acme": FixtureSite.status(404) },
@@ -192,6 +193,16 @@ describe("POST /web/answers through the official SDK (SearXNG and model stand-in
     expect(answered.sources).toEqual(["http://acme.test/pricing"])
     expect(answered.json_content).toEqual(JSON.parse(pricingAnswer))
     expect(answered.key_metadata.credits_consumed).toBe(10)
+  })
+
+  it("a domain the task names is read first (over HTTP when it has no HTTPS) and leads the sources", async () => {
+    const { secret } = await full.key({ credits: 500 })
+    engine.answers["What does acme.test sell?"] = [{ url: "http://review.test/acme", title: "Acme reviewed", content: "A review" }]
+    model.respond = () => JSON.stringify({ result: "shared inboxes" })
+    const answered = await clientOf(full, secret).web.answers({ task: "What does acme.test sell?", mode: "fast" }) as Answered
+    expect(answered.sources).toEqual(["http://acme.test/", "http://review.test/acme"])
+    const prompt = model.bodies[0].messages.map((m: { content: string }) => m.content).join("\n")
+    expect(prompt).toContain("Acme sells shared inboxes to small teams")
   })
 
   it("json_format deeper than 8 levels is 400 INPUT_VALIDATION_ERROR, uncharged; 8 levels are accepted", async () => {

@@ -8,13 +8,15 @@
 import * as Auth from "@sift/auth"
 import ContextDev from "context.dev"
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Effect } from "effect"
+import { Migrations, Sql } from "@sift/store"
+import { Effect, Redacted } from "effect"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
 import { type Hosts, startSites, xml } from "../../../core/test/discovery/support/sites.js"
 import * as FixtureSite from "../../../core/test/support/FixtureSite.js"
+import * as NewsStore from "../../src/News/Store.js"
 import * as TestService from "../support/TestService.js"
 
 const DAY = 86_400_000
@@ -87,152 +89,174 @@ const apiError = async (promise: Promise<unknown>) => {
   throw new Error("expected the call to fail")
 }
 
+const backends = [
+  { name: "pglite", url: undefined as string | undefined },
+  { name: "postgres", url: inject("databaseUrl") ?? undefined }
+]
+
+/** Removes what an earlier run left in a shared PostgreSQL database (the fixture's articles, polls and jobs). */
+const forgetEarlierRuns = (url: string) =>
+  Effect.runPromise(Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* Migrations.run({ news: NewsStore.migrations })
+    yield* sql`DELETE FROM news_article WHERE url LIKE 'http://%.test/%' OR url LIKE 'https://www.sec.gov/Archives/edgar/data/1234567/%'`
+    yield* sql`DELETE FROM news_feed WHERE url LIKE 'http://%.test/%' OR url LIKE 'site:%.test'`
+  }).pipe(Effect.scoped, Effect.provide(Sql.layerPg({ url: Redacted.make(url) }))))
+
 let site: FixtureSite.Site
 let service: TestService.TestService
 let dir: string
+let startedAt: Date
 
-beforeAll(async () => {
+const start = async (databaseUrl: string | undefined) => {
   site = await startSites(hosts)
   dir = mkdtempSync(join(tmpdir(), "sift-news-"))
   const companies = join(dir, "companies.json")
   writeFileSync(companies, JSON.stringify([{ name: "Acme Robotics", domain: "acme.test", ticker: "ACME", exchange: "NASDAQ", cik: "0001234567", isin: "US00ACME0001" }]))
   process.env.SIFT_NEWS_COMPANIES_FILE = companies
+  if (databaseUrl !== undefined) await forgetEarlierRuns(databaseUrl)
+  startedAt = new Date(Date.now() - 1_000)
   service = await TestService.start({
+    databaseUrl,
     hostRules: `MAP *.test 127.0.0.1:${site.port}`,
     env: { SIFT_NEWS_FEEDS: "http://wire.test/rss, http://daily.test/atom", SIFT_EDGAR_URL: "http://edgar.test" }
   })
-}, 120_000)
-afterAll(async () => {
+}
+const stop = async () => {
   await service?.close()
   await site?.close()
   delete process.env.SIFT_NEWS_COMPANIES_FILE
   rmSync(dir, { recursive: true, force: true })
-})
+}
 
 const balance = (orgId: string) => service.run(Effect.flatMap(Auth.CreditLedger.CreditLedger, (l) => l.balance(orgId))).then((b) => b.remaining)
 const clientOf = (secret: string) => new ContextDev({ apiKey: secret, baseURL: service.baseUrl, maxRetries: 0, timeout: 60_000 })
 const byDomain = { type: "entity", entity: { type: "domain", domain: "acme.test" } } as const
 
-/** Waits until the publisher feeds' jobs have stored their articles (7 matching articles in all). */
+/** Waits until the publisher feeds' jobs have stored their articles (8 matching articles in all). */
 const polled = async (client: ContextDev) => {
   await expect.poll(async () => (await client.news.search({ searchBy: byDomain, limit: 100 })).data.length, { timeout: 30_000, interval: 500 }).toBe(8)
 }
 
-describe("POST /news/search through the official SDK", () => {
-  it("answers the company's own feeds, its EDGAR filings and publisher mentions, newest first, syndicated copies in one story; ceil(n/10) credits", async () => {
-    const { orgId, secret } = await service.key({ credits: 1_000 })
-    const client = clientOf(secret)
-    await polled(client)
-    const before = await balance(orgId)
-    const searched = await client.news.search({ searchBy: byDomain, sortBy: { type: "newest" }, limit: 20 }) as Searched
-    const view = (a: Article) => [a.url, a.type, a.source.direct, a.match.level]
-    expect(searched.data.map(view)).toEqual([
-      ["http://daily.test/business/r2-arm", "editorial", false, "secondary"],
-      ["http://daily.test/business/acme-r2", "editorial", false, "primary"],
-      ["http://wire.test/2026/acme-r2", "editorial", false, "primary"],
-      ["http://acme.test/press/r2", "press_release", true, "primary"],
-      ["https://www.sec.gov/Archives/edgar/data/1234567/000123456726000031/0001234567-26-000031-index.htm", "regulatory_filing", false, "primary"],
-      ["http://wire.test/2026/output", "editorial", false, "secondary"],
-      ["http://acme.test/newsroom/lyon", "press_release", true, "primary"],
-      ["https://www.sec.gov/Archives/edgar/data/1234567/000123456726000027/0001234567-26-000027-index.htm", "regulatory_filing", false, "primary"]
-    ])
-    const [reheadlined, daily, wire, press, filing, output, lyon] = searched.data
-    // Three syndicated copies (one re-headlined, same body) share the press release's story; other articles have their own.
-    expect(new Set([reheadlined!.story_id, daily!.story_id, wire!.story_id, press!.story_id]).size).toBe(1)
-    expect(new Set([press!.story_id, filing!.story_id, output!.story_id, lyon!.story_id]).size).toBe(4)
-    expect(press).toMatchObject({
-      title: "Acme Robotics launches the R2 welding arm",
-      description: LAUNCH_BODY,
-      language: "en",
-      published_at: at(2, 9).toISOString(),
-      source: { direct: true, domain: "acme.test", name: "Acme Robotics" },
-      match: { level: "primary", confidence: 1 }
-    })
-    expect(wire).toMatchObject({ authors: ["Jo Reporter"], source: { domain: "wire.test", name: "Wire Daily", direct: false }, match: { confidence: 0.9 } })
-    expect(lyon!.authors).toEqual(["Acme Communications"])
-    expect(filing).toMatchObject({ title: "8-K - Current report", source: { domain: "sec.gov", name: "SEC EDGAR", direct: false } })
-    expect(output!.match.confidence).toBe(0.5)
-    expect(searched.meta.count).toBe(8)
-    expect(searched.has_more).toBe(false)
-    expect(searched.next_cursor).toBeNull()
-    expect(searched.key_metadata.credits_consumed).toBe(1)
-    expect(await balance(orgId)).toBe(before - 1)
+for (const backend of backends) {
+  describe.skipIf(backend.name === "postgres" && backend.url === undefined)(`POST /news/search through the official SDK (${backend.name})`, () => {
+    beforeAll(() => start(backend.url), 120_000)
+    afterAll(stop)
 
-    // Stable ids: the same search answers the same ids.
-    const again = await client.news.search({ searchBy: byDomain, limit: 20 })
-    expect(again.data.map((a) => a.id)).toEqual(searched.data.map((a) => a.id))
-  }, 60_000)
+    it("answers the company's own feeds, its EDGAR filings and publisher mentions, newest first, syndicated copies in one story; ceil(n/10) credits", async () => {
+      const { orgId, secret } = await service.key({ credits: 1_000 })
+      const client = clientOf(secret)
+      await polled(client)
+      const before = await balance(orgId)
+      const searched = await client.news.search({ searchBy: byDomain, sortBy: { type: "newest" }, limit: 20 }) as Searched
+      const view = (a: Article) => [a.url, a.type, a.source.direct, a.match.level]
+      expect(searched.data.map(view)).toEqual([
+        ["http://daily.test/business/r2-arm", "editorial", false, "secondary"],
+        ["http://daily.test/business/acme-r2", "editorial", false, "primary"],
+        ["http://wire.test/2026/acme-r2", "editorial", false, "primary"],
+        ["http://acme.test/press/r2", "press_release", true, "primary"],
+        ["https://www.sec.gov/Archives/edgar/data/1234567/000123456726000031/0001234567-26-000031-index.htm", "regulatory_filing", false, "primary"],
+        ["http://wire.test/2026/output", "editorial", false, "secondary"],
+        ["http://acme.test/newsroom/lyon", "press_release", true, "primary"],
+        ["https://www.sec.gov/Archives/edgar/data/1234567/000123456726000027/0001234567-26-000027-index.htm", "regulatory_filing", false, "primary"]
+      ])
+      const [reheadlined, daily, wire, press, filing, output, lyon] = searched.data
+      // Three syndicated copies (one re-headlined, same body) share the press release's story; other articles have their own.
+      expect(new Set([reheadlined!.story_id, daily!.story_id, wire!.story_id, press!.story_id]).size).toBe(1)
+      expect(new Set([press!.story_id, filing!.story_id, output!.story_id, lyon!.story_id]).size).toBe(4)
+      expect(press).toMatchObject({
+        title: "Acme Robotics launches the R2 welding arm",
+        description: LAUNCH_BODY,
+        language: "en",
+        published_at: at(2, 9).toISOString(),
+        source: { direct: true, domain: "acme.test", name: "Acme Robotics" },
+        match: { level: "primary", confidence: 1 }
+      })
+      expect(wire).toMatchObject({ authors: ["Jo Reporter"], source: { domain: "wire.test", name: "Wire Daily", direct: false }, match: { confidence: 0.9 } })
+      expect(lyon!.authors).toEqual(["Acme Communications"])
+      expect(filing).toMatchObject({ title: "8-K - Current report", source: { domain: "sec.gov", name: "SEC EDGAR", direct: false } })
+      expect(output!.match.confidence).toBe(0.5)
+      expect(searched.meta.count).toBe(8)
+      expect(searched.has_more).toBe(false)
+      expect(searched.next_cursor).toBeNull()
+      expect(searched.key_metadata.credits_consumed).toBe(1)
+      expect(await balance(orgId)).toBe(before - 1)
 
-  it("pages with limit and next_cursor to exhaustion, 1 credit a page; relevance puts the company's own items first", async () => {
-    const { orgId, secret } = await service.key({ credits: 1_000 })
-    const client = clientOf(secret)
-    await polled(client)
-    const all = (await client.news.search({ searchBy: byDomain, limit: 100 })).data.map((a) => a.id)
-    const before = await balance(orgId)
-    const pages: Array<Array<string>> = []
-    let cursor: string | null = null
-    do {
-      const page = await client.news.search({ searchBy: byDomain, limit: 3, cursor }) as Searched
-      expect(page.key_metadata.credits_consumed).toBe(1)
-      pages.push(page.data.map((a) => a.id))
-      expect(page.has_more).toBe(page.next_cursor !== null)
-      cursor = page.next_cursor
-    } while (cursor !== null)
-    expect(pages.map((p) => p.length)).toEqual([3, 3, 2])
-    expect(pages.flat()).toEqual(all)
-    expect(await balance(orgId)).toBe(before - 3)
+      // Stable ids: the same search answers the same ids.
+      const again = await client.news.search({ searchBy: byDomain, limit: 20 })
+      expect(again.data.map((a) => a.id)).toEqual(searched.data.map((a) => a.id))
+    }, 60_000)
 
-    const relevance = await client.news.search({ searchBy: byDomain, sortBy: { type: "relevance" }, limit: 4 })
-    expect(relevance.data.map((a) => a.match.confidence)).toEqual([1, 1, 1, 1])
-    // A cursor of another search is refused.
-    expect(await apiError(client.news.search({ searchBy: { type: "entity", entity: { type: "name", name: "Acme Robotics" } }, cursor: pages.length > 0 ? Buffer.from(JSON.stringify({ o: 3, k: "0" })).toString("base64url") : "x" })))
-      .toMatchObject({ status: 400, code: "INPUT_VALIDATION_ERROR" })
-  }, 60_000)
+    it("pages with limit and next_cursor to exhaustion, 1 credit a page; relevance puts the company's own items first", async () => {
+      const { orgId, secret } = await service.key({ credits: 1_000 })
+      const client = clientOf(secret)
+      await polled(client)
+      const all = (await client.news.search({ searchBy: byDomain, limit: 100 })).data.map((a) => a.id)
+      const before = await balance(orgId)
+      const pages: Array<Array<string>> = []
+      let cursor: string | null = null
+      do {
+        const page = await client.news.search({ searchBy: byDomain, limit: 3, cursor }) as Searched
+        expect(page.key_metadata.credits_consumed).toBe(1)
+        pages.push(page.data.map((a) => a.id))
+        expect(page.has_more).toBe(page.next_cursor !== null)
+        cursor = page.next_cursor
+      } while (cursor !== null)
+      expect(pages.map((p) => p.length)).toEqual([3, 3, 2])
+      expect(pages.flat()).toEqual(all)
+      expect(await balance(orgId)).toBe(before - 3)
 
-  it("filters by date window, type, source domain and language; finds the company by ticker, ISIN and name", async () => {
-    const { secret } = await service.key({ credits: 1_000 })
-    const client = clientOf(secret)
-    await polled(client)
-    const window = await client.news.search({ searchBy: byDomain, filterBy: { date: { from: at(4, 0).getTime(), to: at(2, 10).getTime() } } })
-    expect(window.data.map((a) => a.url)).toEqual(["http://acme.test/press/r2", "https://www.sec.gov/Archives/edgar/data/1234567/000123456726000031/0001234567-26-000031-index.htm", "http://wire.test/2026/output"])
-    const filings = await client.news.search({ searchBy: { type: "entity", entity: { type: "ticker", ticker: "acme", exchange: "NASDAQ" } }, filterBy: { articleType: ["regulatory_filing"] } })
-    expect(filings.data.map((a) => a.type)).toEqual(["regulatory_filing", "regulatory_filing"])
-    const byIsin = await client.news.search({ searchBy: { type: "entity", entity: { type: "isin", isin: "US00ACME0001" } }, filterBy: { sourceDomain: ["daily.test"] } })
-    expect(byIsin.data.map((a) => a.url)).toEqual(["http://daily.test/business/r2-arm", "http://daily.test/business/acme-r2"])
-    const byName = await client.news.search({ searchBy: { type: "entity", entity: { type: "name", name: "Acme Robotics" } }, filterBy: { articleType: ["editorial"], articleLanguage: ["en"] } })
-    expect(byName.data.map((a) => a.url)).toEqual(["http://daily.test/business/r2-arm", "http://daily.test/business/acme-r2", "http://wire.test/2026/acme-r2", "http://wire.test/2026/output"])
-    const german = await client.news.search({ searchBy: byDomain, filterBy: { articleLanguage: ["de"] } })
-    expect(german.data).toEqual([])
-  }, 60_000)
+      const relevance = await client.news.search({ searchBy: byDomain, sortBy: { type: "relevance" }, limit: 4 })
+      expect(relevance.data.map((a) => a.match.confidence)).toEqual([1, 1, 1, 1])
+      // A cursor of another search is refused.
+      expect(await apiError(client.news.search({ searchBy: { type: "entity", entity: { type: "name", name: "Acme Robotics" } }, cursor: pages.length > 0 ? Buffer.from(JSON.stringify({ o: 3, k: "0" })).toString("base64url") : "x" })))
+        .toMatchObject({ status: 400, code: "INPUT_VALIDATION_ERROR" })
+    }, 60_000)
 
-  it("refuses 4 article languages, an unknown ticker or ISIN and a bad domain, uncharged", async () => {
-    const { orgId, secret } = await service.key({ credits: 1_000 })
-    const client = clientOf(secret)
-    const before = await balance(orgId)
-    const four = await apiError(client.news.search({ searchBy: byDomain, filterBy: { articleLanguage: ["en", "de", "fr", "es"] } }))
-    expect(four).toMatchObject({ status: 400, code: "INPUT_VALIDATION_ERROR" })
-    expect(four.message).toContain("articleLanguage")
-    expect(await apiError(client.news.search({ searchBy: { type: "entity", entity: { type: "ticker", ticker: "NOPE" } } }))).toMatchObject({ status: 404, code: "NOT_FOUND" })
-    expect(await apiError(client.news.search({ searchBy: { type: "entity", entity: { type: "isin", isin: "US0000000000" } } }))).toMatchObject({ status: 404, code: "NOT_FOUND" })
-    expect(await apiError(client.news.search({ searchBy: { type: "entity", entity: { type: "domain", domain: "not a domain" } } }))).toMatchObject({ status: 400, code: "INPUT_VALIDATION_ERROR" })
-    expect(await apiError(client.news.search({ searchBy: byDomain, limit: 101 }))).toMatchObject({ status: 400, code: "INPUT_VALIDATION_ERROR" })
-    expect(await balance(orgId)).toBe(before)
-  }, 60_000)
+    it("filters by date window, type, source domain and language; finds the company by ticker, ISIN and name", async () => {
+      const { secret } = await service.key({ credits: 1_000 })
+      const client = clientOf(secret)
+      await polled(client)
+      const window = await client.news.search({ searchBy: byDomain, filterBy: { date: { from: at(4, 0).getTime(), to: at(2, 10).getTime() } } })
+      expect(window.data.map((a) => a.url)).toEqual(["http://acme.test/press/r2", "https://www.sec.gov/Archives/edgar/data/1234567/000123456726000031/0001234567-26-000031-index.htm", "http://wire.test/2026/output"])
+      const filings = await client.news.search({ searchBy: { type: "entity", entity: { type: "ticker", ticker: "acme", exchange: "NASDAQ" } }, filterBy: { articleType: ["regulatory_filing"] } })
+      expect(filings.data.map((a) => a.type)).toEqual(["regulatory_filing", "regulatory_filing"])
+      const byIsin = await client.news.search({ searchBy: { type: "entity", entity: { type: "isin", isin: "US00ACME0001" } }, filterBy: { sourceDomain: ["daily.test"] } })
+      expect(byIsin.data.map((a) => a.url)).toEqual(["http://daily.test/business/r2-arm", "http://daily.test/business/acme-r2"])
+      const byName = await client.news.search({ searchBy: { type: "entity", entity: { type: "name", name: "Acme Robotics" } }, filterBy: { articleType: ["editorial"], articleLanguage: ["en"] } })
+      expect(byName.data.map((a) => a.url)).toEqual(["http://daily.test/business/r2-arm", "http://daily.test/business/acme-r2", "http://wire.test/2026/acme-r2", "http://wire.test/2026/output"])
+      const german = await client.news.search({ searchBy: byDomain, filterBy: { articleLanguage: ["de"] } })
+      expect(german.data).toEqual([])
+    }, 60_000)
 
-  it("polls the publisher feeds as pg-boss jobs and records each poll", async () => {
-    const { secret } = await service.key({ credits: 1_000 })
-    await polled(clientOf(secret))
-    const feeds = await service.run(Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
-      return yield* sql<{ url: string; kind: string; ok: boolean; articles: number }>`SELECT url, kind, ok, articles FROM news_feed WHERE kind = 'publisher' ORDER BY url`
-    }))
-    expect(feeds).toEqual([
-      { url: "http://daily.test/atom", kind: "publisher", ok: true, articles: 2 },
-      { url: "http://wire.test/rss", kind: "publisher", ok: true, articles: 3 }
-    ])
-    // Each poll was a pg-boss job of the news-poll queue, one per feed (its URL the singleton key), completed.
-    const jobs = await service.run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
-      sql<{ url: string; state: string }>`SELECT data->>'url' AS url, state FROM pgboss.job WHERE name = 'news-poll' ORDER BY 1`))
-    expect(jobs).toEqual([{ url: "http://daily.test/atom", state: "completed" }, { url: "http://wire.test/rss", state: "completed" }])
-  }, 60_000)
-})
+    it("refuses 4 article languages, an unknown ticker or ISIN and a bad domain, uncharged", async () => {
+      const { orgId, secret } = await service.key({ credits: 1_000 })
+      const client = clientOf(secret)
+      const before = await balance(orgId)
+      const four = await apiError(client.news.search({ searchBy: byDomain, filterBy: { articleLanguage: ["en", "de", "fr", "es"] } }))
+      expect(four).toMatchObject({ status: 400, code: "INPUT_VALIDATION_ERROR" })
+      expect(four.message).toContain("articleLanguage")
+      expect(await apiError(client.news.search({ searchBy: { type: "entity", entity: { type: "ticker", ticker: "NOPE" } } }))).toMatchObject({ status: 404, code: "NOT_FOUND" })
+      expect(await apiError(client.news.search({ searchBy: { type: "entity", entity: { type: "isin", isin: "US0000000000" } } }))).toMatchObject({ status: 404, code: "NOT_FOUND" })
+      expect(await apiError(client.news.search({ searchBy: { type: "entity", entity: { type: "domain", domain: "not a domain" } } }))).toMatchObject({ status: 400, code: "INPUT_VALIDATION_ERROR" })
+      expect(await apiError(client.news.search({ searchBy: byDomain, limit: 101 }))).toMatchObject({ status: 400, code: "INPUT_VALIDATION_ERROR" })
+      expect(await balance(orgId)).toBe(before)
+    }, 60_000)
+
+    it("polls the publisher feeds as pg-boss jobs and records each poll", async () => {
+      const { secret } = await service.key({ credits: 1_000 })
+      await polled(clientOf(secret))
+      // The poll is recorded after its articles are stored, and the job completed after that: both are waited for.
+      const feeds = () => service.run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        sql<{ url: string; kind: string; ok: boolean; articles: number }>`SELECT url, kind, ok, articles FROM news_feed WHERE kind = 'publisher' AND url LIKE 'http://%.test/%' ORDER BY url`))
+      await expect.poll(feeds, { timeout: 10_000 }).toEqual([
+        { url: "http://daily.test/atom", kind: "publisher", ok: true, articles: 2 },
+        { url: "http://wire.test/rss", kind: "publisher", ok: true, articles: 3 }
+      ])
+      // Each poll was a pg-boss job of the news-poll queue, one per feed (its URL the singleton key), completed.
+      const jobs = () => service.run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        sql<{ url: string; state: string }>`SELECT data->>'url' AS url, state FROM pgboss.job WHERE name = 'news-poll' AND created_on >= ${startedAt} ORDER BY 1`))
+      await expect.poll(jobs, { timeout: 10_000 }).toEqual([{ url: "http://daily.test/atom", state: "completed" }, { url: "http://wire.test/rss", state: "completed" }])
+    }, 60_000)
+  })
+}

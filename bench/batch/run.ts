@@ -97,10 +97,12 @@ const crawlee = async () => {
     }
   }, new Configuration({ persistStorage: false, purgeOnStart: true }))
   const started = performance.now()
+  const cpuBefore = process.cpuUsage()
   await crawler.run(urls)
   const perSecond = urls.length / ((performance.now() - started) / 1000)
+  const cpu = process.cpuUsage(cpuBefore)
   if (made !== urls.length) console.error(`crawlee made ${made} of ${urls.length} pages`)
-  return perSecond
+  return { perSecond, cpuMsPerPage: (cpu.user + cpu.system) / 1000 / urls.length }
 }
 
 /** Sift: a durable batch on PGlite in a data directory, driven in this process. */
@@ -164,12 +166,16 @@ const sift = async () => {
       })
     )))
     const started = performance.now()
+    const cpuBefore = process.cpuUsage()
     yield* BatchRunner.drive(made.id, { concurrency, perHost: concurrency })
     const seconds = (performance.now() - started) / 1000
+    // The process's CPU time (every thread: the pipeline, PGlite's worker) per page: load on the machine hardly moves it.
+    const cpu = process.cpuUsage(cpuBefore)
+    const cpuMsPerPage = (cpu.user + cpu.system) / 1000 / pages
     clearInterval(sampler)
     const view = yield* Batches.get(owner, made.id, String)
     const after = sizeOf(dir)
-    return { perSecond: pages / seconds, submitMs, peak, samples, view, bytesPerPage: (after - before) / pages }
+    return { perSecond: pages / seconds, cpuMsPerPage, submitMs, peak, samples, view, bytesPerPage: (after - before) / pages }
   })
   const result = await Effect.runPromise(Effect.scoped(Effect.provide(program, live)))
   rmSync(dir, { recursive: true, force: true })
@@ -178,7 +184,7 @@ const sift = async () => {
 
 // Each contender runs in a child process of its own, so memory and event-loop work of one never counts for another.
 if (only !== undefined && only !== "site") {
-  const result = only === "raw" ? { perSecond: await raw() } : only === "crawlee" ? { perSecond: await crawlee(), peak: rssMb() } : await sift()
+  const result = only === "raw" ? { perSecond: await raw() } : only === "crawlee" ? { ...(await crawlee()), peak: rssMb() } : await sift()
   process.stdout.write(`\nRESULT ${JSON.stringify(result)}\n`)
   process.exit(0)
 }
@@ -203,12 +209,15 @@ const child = (name: string): any => {
 }
 
 console.log(`bench/batch: ${pages} pages, concurrency ${concurrency}, ${latencyMs} ms latency per page${quick ? " (quick)" : ""}; each in its own process`)
+// Sift first: its process loads the code as it is when the bench starts.
+const ours = child("sift")
 const floor = child("raw").perSecond as number
 console.log(`raw undici loop:              ${floor.toFixed(0)} pages/s`)
-const peer = child("crawlee").perSecond as number
-console.log(`Crawlee Cheerio + turndown:   ${peer.toFixed(0)} pages/s`)
-const ours = child("sift")
+const crawleeRun = child("crawlee")
+const peer = crawleeRun.perSecond as number
+console.log(`Crawlee Cheerio + turndown:   ${peer.toFixed(0)} pages/s, CPU ${crawleeRun.cpuMsPerPage.toFixed(2)} ms per page, peak RSS ${crawleeRun.peak.toFixed(0)} MB`)
 console.log(`Sift batch (durable, PGlite): ${ours.perSecond.toFixed(0)} pages/s = ${(ours.perSecond / peer).toFixed(2)}x Crawlee (target >= 1.5x), ${(100 * ours.perSecond / floor).toFixed(0)}% of the raw floor`)
+console.log(`  CPU ${ours.cpuMsPerPage.toFixed(2)} ms per page (all of the process's threads) = ${(crawleeRun.cpuMsPerPage / ours.cpuMsPerPage).toFixed(2)}x Crawlee's pages per CPU second (machine load hardly moves this one)`)
 console.log(`  completed ${ours.view.progress.succeeded} ok, ${ours.view.progress.failed} failed; status ${ours.view.status}`)
 const first = ours.samples.find((s: { done: number }) => s.done >= Math.min(1_000, pages / 10)) ?? ours.samples[0]
 const last = ours.samples[ours.samples.length - 1]

@@ -20,7 +20,7 @@ import * as Ids from "@sift/store/Ids"
 import { JobQueue, type JobQueueError } from "@sift/store/JobQueue"
 import { PageIndex } from "@sift/store/PageIndex"
 import { Deliveries } from "@sift/webhooks"
-import { Clock, Duration, Effect, Option, type Scope } from "effect"
+import { Chunk, Clock, Deferred, Duration, Effect, Option, Queue, type Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import { createGzip } from "node:zlib"
 import { BatchCredits } from "./BatchCredits.js"
@@ -52,6 +52,19 @@ export const PART_RECORDS = 5_000
 export const PART_BYTES = 64 * 1024 * 1024
 /** How long results are kept after settlement. */
 export const RESULTS_TTL_MS = 7 * 24 * 3600 * 1000
+
+/** Page writes of one batch put in one statement at most (those that finished while the last group was written). */
+const WRITE_GROUP = 64
+
+/** What a page's read leaves to write: its record, its state for the counters, and its cache entry. */
+interface PageWrite {
+  readonly seq: number
+  readonly state: "ok" | "error" | "skipped"
+  readonly record: unknown
+  readonly ocr: number
+  readonly code: string | null
+  readonly entry: { readonly key: string; readonly value: Uint8Array } | undefined
+}
 
 type Requirements = SqlClient.SqlClient | JobQueue | BatchCredits | BlobStore | Fetcher.Fetcher | Cache.Cache
 
@@ -143,6 +156,36 @@ export const drive = (batchId: string, options: RunnerOptions = {}): Effect.Effe
     const cache = yield* Cache.Cache
     const cacheRows = Option.getOrUndefined(yield* Effect.serviceOption(CacheStore.Rows))
 
+    // Pages that add no links (every batch but a start_url crawl) are written in groups, the way the store's GroupCommit
+    // writes log rows: the pages that finished while one group was written go in the next, one statement and one commit
+    // for them all. Each record still passes only while its page is pending, and counts only if it did.
+    const writes = yield* Queue.unbounded<readonly [PageWrite, Deferred.Deferred<void, SqlError>]>()
+    const writeGroup = (group: ReadonlyArray<PageWrite>) => {
+      const cached = cacheRows === undefined ? undefined : CacheStore.upsert(sql, cacheRows, group.flatMap((w) => w.entry === undefined ? [] : [w.entry]))
+      const rows = JSON.stringify(group.map((w) => ({ seq: w.seq, state: w.state, record: w.record, ocr: w.ocr, code: w.code })))
+      return sql`
+        WITH ${cached === undefined ? sql`` : sql`cached AS (${cached}), `}r AS (
+          SELECT * FROM jsonb_to_recordset(${rows}::jsonb) AS r(seq integer, state text, record jsonb, ocr integer, code text)
+        ), written AS (
+          UPDATE batch_pages p SET state = r.state, record = r.record, ocr_pages = r.ocr FROM r
+          WHERE p.batch_id = ${batchId} AND p.seq = r.seq AND p.state = 'pending' RETURNING r.state, r.code
+        ), codes AS (
+          SELECT code, count(*)::int AS n FROM written WHERE code IS NOT NULL GROUP BY code
+        )
+        UPDATE batches SET
+          succeeded = succeeded + (SELECT count(*) FROM written WHERE state = 'ok'),
+          failed = failed + (SELECT count(*) FROM written WHERE state = 'error'),
+          skipped = skipped + (SELECT count(*) FROM written WHERE state = 'skipped'),
+          page_errors = page_errors || coalesce((SELECT jsonb_object_agg(c.code, coalesce((page_errors ->> c.code)::int, 0) + c.n) FROM codes c), '{}'::jsonb)
+        WHERE id = ${batchId} AND EXISTS (SELECT 1 FROM written)`
+    }
+    yield* Effect.forkScoped(Effect.forever(Effect.gen(function*() {
+      const first = yield* Queue.take(writes)
+      const group = [first, ...Chunk.toReadonlyArray(yield* Queue.takeUpTo(writes, WRITE_GROUP - 1))]
+      const exit = yield* Effect.exit(Effect.asVoid(writeGroup(group.map(([write]) => write))))
+      for (const [, done] of group) yield* Deferred.done(done, exit)
+    })))
+
     const record = (pending: PendingPage) =>
       Effect.gen(function*() {
         const identity: Records.PageIdentity = { url: pending.url, itemId: pending.item_id, meta: pending.meta }
@@ -175,31 +218,37 @@ export const drive = (batchId: string, options: RunnerOptions = {}): Effect.Effe
         // Counted now, before any other page's links are chosen, so pages read at once never pass the ceiling together.
         pages += links.length
         const code = made?.status === "error" ? String(made["error_code"]) : null
-        // One statement (one round trip, atomic): the record only if the page is still pending, then its links and the
-        // batch's counters only if the record was written; the page's cache entry in any case.
-        const cached = cacheRows === undefined ? undefined : CacheStore.upsert(sql, cacheRows, entry)
-        const [counted] = yield* sql<{ added: number | string }>`
-          WITH ${cached === undefined ? sql`` : sql`cached AS (${cached}), `}written AS (
-            UPDATE batch_pages SET state = ${state}, record = ${made === undefined ? null : JSON.stringify(made)}::jsonb, ocr_pages = ${ocr}
-            WHERE batch_id = ${batchId} AND seq = ${pending.seq} AND state = 'pending' RETURNING 1
-          ), added AS (
-            INSERT INTO batch_pages (batch_id, seq, url, url_key, item_id, meta, depth, state)
-            SELECT ${batchId}, l.seq, l.url, l.url_key, NULL, NULL, ${pending.depth + 1}, 'pending'
-            FROM jsonb_to_recordset(${JSON.stringify(links.map((l) => ({ seq: l.seq, url: l.url, url_key: l.urlKey })))}::jsonb)
-              AS l(seq integer, url text, url_key text)
-            WHERE EXISTS (SELECT 1 FROM written)
-            ON CONFLICT DO NOTHING RETURNING 1
-          )
-          UPDATE batches SET
-            succeeded = succeeded + ${state === "ok" ? 1 : 0},
-            failed = failed + ${state === "error" ? 1 : 0},
-            skipped = skipped + ${state === "skipped" ? 1 : 0},
-            pages = pages + (SELECT count(*) FROM added),
-            page_errors = CASE WHEN ${code}::text IS NULL THEN page_errors
-              ELSE jsonb_set(page_errors, ARRAY[${code ?? ""}::text], to_jsonb(coalesce((page_errors ->> ${code ?? ""})::int, 0) + 1)) END
-          WHERE id = ${batchId} AND EXISTS (SELECT 1 FROM written)
-          RETURNING (SELECT count(*) FROM added) AS added`
-        pages -= links.length - Number(counted?.added ?? 0)
+        if (follow === null) {
+          const done = yield* Deferred.make<void, SqlError>()
+          yield* Queue.offer(writes, [{ seq: pending.seq, state, record: made ?? null, ocr, code, entry }, done])
+          yield* Deferred.await(done)
+        } else {
+          // One statement (one round trip, atomic): the record only if the page is still pending, then its links and
+          // the batch's counters only if the record was written; the page's cache entry in any case.
+          const cached = cacheRows === undefined ? undefined : CacheStore.upsert(sql, cacheRows, entry === undefined ? [] : [entry])
+          const [counted] = yield* sql<{ added: number | string }>`
+            WITH ${cached === undefined ? sql`` : sql`cached AS (${cached}), `}written AS (
+              UPDATE batch_pages SET state = ${state}, record = ${made === undefined ? null : JSON.stringify(made)}::jsonb, ocr_pages = ${ocr}
+              WHERE batch_id = ${batchId} AND seq = ${pending.seq} AND state = 'pending' RETURNING 1
+            ), added AS (
+              INSERT INTO batch_pages (batch_id, seq, url, url_key, item_id, meta, depth, state)
+              SELECT ${batchId}, l.seq, l.url, l.url_key, NULL, NULL, ${pending.depth + 1}, 'pending'
+              FROM jsonb_to_recordset(${JSON.stringify(links.map((l) => ({ seq: l.seq, url: l.url, url_key: l.urlKey })))}::jsonb)
+                AS l(seq integer, url text, url_key text)
+              WHERE EXISTS (SELECT 1 FROM written)
+              ON CONFLICT DO NOTHING RETURNING 1
+            )
+            UPDATE batches SET
+              succeeded = succeeded + ${state === "ok" ? 1 : 0},
+              failed = failed + ${state === "error" ? 1 : 0},
+              skipped = skipped + ${state === "skipped" ? 1 : 0},
+              pages = pages + (SELECT count(*) FROM added),
+              page_errors = CASE WHEN ${code}::text IS NULL THEN page_errors
+                ELSE jsonb_set(page_errors, ARRAY[${code ?? ""}::text], to_jsonb(coalesce((page_errors ->> ${code ?? ""})::int, 0) + 1)) END
+            WHERE id = ${batchId} AND EXISTS (SELECT 1 FROM written)
+            RETURNING (SELECT count(*) FROM added) AS added`
+          pages -= links.length - Number(counted?.added ?? 0)
+        }
         // Sift's own page index (when the service provides it) keeps the page's Markdown for its organization; not a
         // page read with forwarded headers, which the page cache refuses too.
         if (state === "ok" && outcome._tag === "Scraped" && request._tag === "Right" && Cache.usesCache(request.right)) {

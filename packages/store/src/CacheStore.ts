@@ -62,22 +62,27 @@ export class Rows extends Context.Tag("@sift/store/CacheStore/Rows")<Rows, {
 }>() {}
 
 /**
- * The `cache_entries` upsert for one entry, as a fragment to put in a data-modifying `WITH` of the caller's statement
- * (the same columns and conflict rule as `Cache.set`); `entry` undefined writes nothing.
+ * The `cache_entries` upsert of some entries, as a fragment to put in a data-modifying `WITH` of the caller's statement
+ * (the same columns and conflict rule as `Cache.set`; of entries with one key the last is written); none writes nothing.
  */
 export const upsert = (
   sql: SqlClient.SqlClient,
   rows: Rows["Type"],
-  entry: { readonly key: string; readonly value: Uint8Array } | undefined
+  entries: ReadonlyArray<{ readonly key: string; readonly value: Uint8Array }>
 ) => {
-  if (entry !== undefined) rows.forget(entry.key)
-  const bytes = entry === undefined ? null : Buffer.from(entry.value.buffer, entry.value.byteOffset, entry.value.byteLength)
+  // One row per key: an upsert that meets its own key twice fails.
+  const byKey = new Map(entries.map((entry) => [entry.key, entry.value]))
+  if (byKey.size === 0) return sql`INSERT INTO cache_entries (key, value) SELECT NULL, NULL WHERE false`
+  const expiresAt = new Date(Date.now() + rows.retentionMs)
+  for (const key of byKey.keys()) rows.forget(key)
   return sql`
-    INSERT INTO cache_entries (key, value, bytes, created_at, expires_at)
-    SELECT ${entry?.key ?? null}::text, NULL, ${bytes}::bytea, now(), ${new Date(Date.now() + rows.retentionMs)}::timestamptz
-    WHERE ${entry?.key ?? null}::text IS NOT NULL
+    INSERT INTO cache_entries ${sql.insert([...byKey].map(([key, value]) => ({
+    key,
+    bytes: Buffer.from(value.buffer, value.byteOffset, value.byteLength),
+    expires_at: expiresAt
+  })))}
     ON CONFLICT (key) DO UPDATE
-      SET value = EXCLUDED.value, bytes = EXCLUDED.bytes, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at`
+      SET value = NULL, bytes = EXCLUDED.bytes, created_at = now(), expires_at = EXCLUDED.expires_at`
 }
 
 /**

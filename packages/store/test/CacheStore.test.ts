@@ -53,6 +53,22 @@ for (const backend of backends) {
           expect(text(yield* reader.get(key, 60_000))).toEqual(Option.some("shared"))
         })))
 
+      it.effect("every byte value round-trips, through set and through a caller's upsert (Rows), read back by another cache", () =>
+        Effect.scoped(Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          const all = Uint8Array.from({ length: 300_000 }, (_, i) => (i * 7919 + (i >> 8)) % 256)
+          const [direct, upserted, twice] = [`k_${unique()}`, `k_${unique()}`, `k_${unique()}`]
+          const writer = yield* CacheStore.make({ memoryBytes: 0 })
+          yield* writer.set(direct, all.subarray(1, 250_001))
+          const rows = CacheStore.Rows.of({ retentionMs: 60_000, forget: () => {} })
+          yield* sql`WITH c AS (${CacheStore.upsert(sql, rows, [{ key: upserted, value: all }, { key: twice, value: bytes("old") }, { key: twice, value: bytes("new") }])}) SELECT 1`
+          yield* sql`WITH c AS (${CacheStore.upsert(sql, rows, [])}) SELECT 1`
+          const reader = yield* CacheStore.make({ memoryBytes: 0 })
+          expect(Buffer.from(Option.getOrThrow(yield* reader.get(direct, 60_000)).value).equals(Buffer.from(all.subarray(1, 250_001)))).toBe(true)
+          expect(Buffer.from(Option.getOrThrow(yield* reader.get(upserted, 60_000)).value).equals(Buffer.from(all))).toBe(true)
+          expect(text(yield* reader.get(twice, 60_000))).toEqual(Option.some("new"))
+        })))
+
       it.effect("expires entries past the retention and sweeps them from the table", () =>
         Effect.scoped(Effect.gen(function*() {
           const sql = yield* SqlClient.SqlClient

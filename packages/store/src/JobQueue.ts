@@ -99,7 +99,15 @@ export interface LayerOptions {
   readonly stopTimeout?: number | undefined
   /** pg-boss's schema on PostgreSQL (default `pgboss`): installations or tests sharing one database keep apart. */
   readonly schema?: string | undefined
+  /**
+   * How often pg-boss's maintenance runs (seconds, default 30; one process of all sharing the queue does it each time):
+   * it is what finds a job past its `expireInSeconds` (its worker died) and queues its retry.
+   */
+  readonly maintenanceIntervalSeconds?: number | undefined
 }
+
+/** pg-boss's default is 120 s; a dead worker's job should wait its expiry and not much more before it is retried. */
+const MAINTENANCE_INTERVAL_SECONDS = 30
 
 const unavailable = (queue?: string) => (cause: unknown) => new JobQueueError({ reason: "Unavailable", queue, cause })
 
@@ -134,10 +142,16 @@ export const make = (options: LayerOptions = {}): Effect.Effect<JobQueueShape, J
         application_name: "sift-jobs",
         ...(options.schema === undefined ? {} : { schema: options.schema }),
         supervise: options.supervise ?? true,
+        maintenanceIntervalSeconds: options.maintenanceIntervalSeconds ?? MAINTENANCE_INTERVAL_SECONDS,
         schedule: false
       })
       // PGlite: no pool, every query through the session semaphore. Cron scheduling is off (not needed).
-      : new PgBoss({ db: { executeSql }, supervise: options.supervise ?? true, schedule: false })
+      : new PgBoss({
+        db: { executeSql },
+        supervise: options.supervise ?? true,
+        maintenanceIntervalSeconds: options.maintenanceIntervalSeconds ?? MAINTENANCE_INTERVAL_SECONDS,
+        schedule: false
+      })
     boss.on("error", (error) => Runtime.runFork(runtime)(Effect.logWarning("pg-boss", error)))
 
     yield* Effect.acquireRelease(

@@ -18,6 +18,13 @@ import * as Signature from "./signature.js"
 export const QUEUE = "webhook-delivery"
 
 /**
+ * Job options of an attempt. An attempt is one POST (the receiver has 10 s between bytes), so its job expires after
+ * 60 s instead of pg-boss's 15 min: an attempt whose worker died (kill -9, a lost machine) is sent again within about
+ * a minute and a half (expiry, then pg-boss's maintenance, every 30 s), with the same `X-Service-Id`.
+ */
+export const JOB_OPTIONS = { retryLimit: 5, retryDelay: 1, expireInSeconds: 60 } as const
+
+/**
  * The tables. They were created by the monitors package's "0002_webhooks" migration before this package existed, so
  * every statement is `IF NOT EXISTS`: on a database made then, this migration finds them and changes nothing.
  * The `monitor_id` columns hold the id of what a webhook belongs to (its owner: a monitor today).
@@ -230,7 +237,7 @@ export const enqueue = (input: {
         status: "pending",
         next_attempt_at: new Date()
       })}`
-      yield* jobs.send(QUEUE, { deliveryId: id, attempt: 1 }, { retryLimit: 5, retryDelay: 1 })
+      yield* jobs.send(QUEUE, { deliveryId: id, attempt: 1 }, JOB_OPTIONS)
     }))
     return id
   })
@@ -294,8 +301,7 @@ export const runAttempt = (
         WHERE id = ${delivery.id}`
       if (wait !== undefined) {
         yield* jobs.send(QUEUE, { deliveryId: delivery.id, attempt: job.attempt + 1 }, {
-          retryLimit: 5,
-          retryDelay: 1,
+          ...JOB_OPTIONS,
           startAfter: new Date(Date.now() + wait)
         })
       }
@@ -400,7 +406,7 @@ export const retryByHand = (
           VALUES (${id}, ${options.idempotencyKey}, ${attempt})
           ON CONFLICT (delivery_id, idempotency_key) DO UPDATE SET attempt = EXCLUDED.attempt, created_at = now()`
       }
-      yield* jobs.send(QUEUE, { deliveryId: id, attempt, trigger: "manual" }, { retryLimit: 5, retryDelay: 1 })
+      yield* jobs.send(QUEUE, { deliveryId: id, attempt, trigger: "manual" }, JOB_OPTIONS)
       return { attempt, replayed: false }
     }))
   })

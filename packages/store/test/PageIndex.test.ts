@@ -49,6 +49,25 @@ for (const backend of backends) {
           expect(yield* index.search({ orgId: org, text: "!&| ( :*", limit: 10 })).toEqual([])
         }))
 
+      it.effect("keeps GIN's pending list short, which every search reads (PGlite runs no autovacuum to merge it)", () =>
+        Effect.gen(function*() {
+          const index = yield* PageIndex.PageIndex
+          const sql = yield* SqlClient.SqlClient
+          const org = `org_${unique()}`
+          // 300 pages of 150 distinct words each: about 45,000 new index entries, far beyond 64 kB.
+          yield* index.add(Array.from({ length: 300 }, (_, page) => ({
+            orgId: org,
+            url: `https://${unique()}.test/p${page}`,
+            title: `page ${page}`,
+            headings: [],
+            markdown: Array.from({ length: 150 }, (_, word) => `w${page}x${word}`).join(" ")
+          })))
+          // Pages the pending list still held (merged by this call): at most the 64 kB limit (8 kB pages).
+          const pending = yield* sql<{ n: number }>`SELECT gin_clean_pending_list('page_index_document'::regclass)::int AS n`
+          expect(pending[0]!.n).toBeLessThanOrEqual(9)
+          expect((yield* index.search({ orgId: org, text: "w7x3", limit: 10 })).map((h) => h.title)).toEqual(["page 7"])
+        }))
+
       it.effect("replaces a page on re-index and prunes expired rows", () =>
         Effect.gen(function*() {
           const index = yield* PageIndex.PageIndex

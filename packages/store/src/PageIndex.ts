@@ -83,6 +83,11 @@ export class PageIndex extends Context.Tag("@sift/store/PageIndex")<PageIndex, {
   readonly prune: Effect.Effect<number>
 }>() {}
 
+/** A tsvector's positions of weight A, B and C (title, headings, body), in SQL. */
+const fieldLengths = (sql: SqlClient.SqlClient, document: ReturnType<SqlClient.SqlClient["literal"]>) =>
+  sql`(SELECT ARRAY[count(*) FILTER (WHERE w = 'A'), count(*) FILTER (WHERE w = 'B'), count(*) FILTER (WHERE w = 'C')]::real[]
+    FROM unnest(${document}) AS u, unnest(u.weights) AS w)`
+
 /** The index's table, under the `search` migrations key. */
 export const migrations = {
   "0001_page_index": Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -110,6 +115,13 @@ export const migrations = {
     Effect.all([
       sql`ALTER INDEX page_index_document SET (gin_pending_list_limit = 64)`,
       sql`SELECT gin_clean_pending_list('page_index_document'::regclass)`
+    ], { discard: true })),
+  // Each page's field lengths (positions of weight A, B, C in its tsvector), so BM25 needs only the query's lexemes of
+  // a candidate rather than its whole tsvector as text.
+  "0003_field_lengths": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.all([
+      sql`ALTER TABLE page_index ADD COLUMN IF NOT EXISTS field_lengths real[]`,
+      sql`UPDATE page_index SET field_lengths = ${fieldLengths(sql, sql`document`)} WHERE field_lengths IS NULL`
     ], { discard: true }))
 }
 
@@ -151,40 +163,49 @@ const FIELD_WEIGHTS: Readonly<Record<string, number>> = { A: 2, B: 1.5, C: 1 }
 const K1 = 1.2
 const B = 0.75
 
+/** One candidate as BM25 reads it: its fields' lengths (title, headings, body: positions of weight A, B, C in its
+ * tsvector) and, per field, the query's lexemes found there with their positions (a tsvector's text: `'lexeme':3,9`). */
+export interface Candidate {
+  readonly lengths: ReadonlyArray<number>
+  readonly fields: ReadonlyArray<string>
+}
+
 /**
- * BM25 of each page over its weighted fields (its tsvector as text: `'lexeme':1A,2,3C ...`) for the query's words (each
- * its lexemes in both configurations and its idf): a word's count is the weighted sum of its counts per field, the
- * page's length the weighted sum of its fields' lengths, averaged over the pages scored. Each occurrence is indexed
- * once per configuration, so counts and lengths are halved.
+ * BM25 of each page over its weighted fields for the query's words (each its lexemes in both configurations and its
+ * idf): a word's count is the weighted sum of its counts per field, the page's length the weighted sum of its fields'
+ * lengths, averaged over the pages scored. Each occurrence is indexed once per configuration, so counts and lengths
+ * are halved.
  */
-export const bm25Fields = (documents: ReadonlyArray<string>, words: ReadonlyArray<{ readonly lexemes: ReadonlyArray<string>; readonly idf: number }>): Array<number> => {
+export const bm25Fields = (candidates: ReadonlyArray<Candidate>, words: ReadonlyArray<{ readonly lexemes: ReadonlyArray<string>; readonly idf: number }>): Array<number> => {
   const wanted = new Map<string, Array<number>>()
   words.forEach((word, i) => word.lexemes.forEach((lexeme) => wanted.set(lexeme, [...(wanted.get(lexeme) ?? []), i])))
-  const parsed = documents.map((text) => {
-    const lengths: Record<string, number> = { A: 0, B: 0, C: 0, D: 0 }
-    const tf = words.map(() => ({ A: 0, B: 0, C: 0, D: 0 } as Record<string, number>))
-    for (const match of text.matchAll(/'((?:[^']|'')*)':([0-9A-D,]+)/g)) {
-      const positions = match[2]!.split(",")
-      const hits = wanted.get(match[1]!.replace(/''/g, "'"))
-      for (const position of positions) {
-        const field = /[A-D]$/.test(position) ? position.slice(-1) : "D"
-        lengths[field]! += 0.5
-        if (hits !== undefined) for (const i of hits) tf[i]![field]! += 0.5
+  const weights = [FIELD_WEIGHTS.A!, FIELD_WEIGHTS.B!, FIELD_WEIGHTS.C!]
+  const parsed = candidates.map(({ fields, lengths }) => {
+    // The weighted count of each word.
+    const tf = words.map(() => 0)
+    fields.forEach((text, field) => {
+      for (const match of text.matchAll(/'((?:[^']|'')*)'(?::([0-9A-D,]+))?/g)) {
+        const hits = wanted.get(match[1]!.replace(/''/g, "'"))
+        const count = match[2] === undefined ? 1 : match[2].split(",").length
+        if (hits !== undefined) for (const i of hits) tf[i]! += weights[field]! * count / 2
       }
-    }
-    return { lengths, tf }
+    })
+    // One length per page (its fields weighted as their words are), as BM25 over the weighted concatenation has it.
+    return { tf, length: weights.reduce((sum, weight, field) => sum + weight * Number(lengths[field] ?? 0) / 2, 0) }
   })
-  // One length per page (its fields weighted as their words are), as BM25 over the weighted concatenation has it.
-  const lengthOf = (lengths: Record<string, number>) => ["A", "B", "C"].reduce((sum, field) => sum + FIELD_WEIGHTS[field]! * lengths[field]!, 0)
-  const average = Math.max(1, parsed.reduce((sum, p) => sum + lengthOf(p.lengths), 0) / Math.max(1, parsed.length))
-  return parsed.map(({ lengths, tf }) => {
-    const norm = 1 - B + B * lengthOf(lengths) / average
+  const average = Math.max(1, parsed.reduce((sum, p) => sum + p.length, 0) / Math.max(1, parsed.length))
+  return parsed.map(({ length, tf }) => {
+    const norm = 1 - B + B * length / average
     return words.reduce((score, word, i) => {
-      const weighted = ["A", "B", "C"].reduce((sum, field) => sum + FIELD_WEIGHTS[field]! * tf[i]![field]!, 0)
+      const weighted = tf[i]!
       return weighted === 0 ? score : score + word.idf * (weighted * (K1 + 1)) / (K1 * norm + weighted)
     }, 0)
   })
 }
+
+/** A float array as either driver returns it (an array, or its text form). */
+const numbers = (value: ReadonlyArray<number> | string | null): ReadonlyArray<number> =>
+  value === null ? [] : Array.isArray(value) ? value.map(Number) : String(value).replace(/^\{|\}$/g, "").split(",").map(Number)
 
 const toMillis = (value: unknown): number =>
   value instanceof Date ? value.getTime() : typeof value === "number" ? value : Number(value)
@@ -237,17 +258,18 @@ export const make = (options: Options = {}): Effect.Effect<PageIndex["Type"], ne
       if (rows.length === 0) return Effect.void
       const expiresAt = new Date(Date.now() + retentionMs)
       return sql`
-        INSERT INTO page_index (org_id, url, host_rev, title, snippet, config, document, indexed_at, expires_at)
-        SELECT r.org_id, r.url, r.host_rev, r.title, r.snippet, r.config,
-          setweight(to_tsvector('simple', r.title), 'A') || setweight(to_tsvector(r.config::regconfig, r.title), 'A') ||
-          setweight(to_tsvector('simple', r.headings), 'B') || setweight(to_tsvector(r.config::regconfig, r.headings), 'B') ||
-          setweight(to_tsvector('simple', r.body), 'C') || setweight(to_tsvector(r.config::regconfig, r.body), 'C'),
+        INSERT INTO page_index (org_id, url, host_rev, title, snippet, config, document, field_lengths, indexed_at, expires_at)
+        SELECT r.org_id, r.url, r.host_rev, r.title, r.snippet, r.config, d.document, ${fieldLengths(sql, sql`d.document`)},
           now(), ${expiresAt}
         FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-          AS r(org_id text, url text, host_rev text, title text, headings text, body text, snippet text, config text)
+          AS r(org_id text, url text, host_rev text, title text, headings text, body text, snippet text, config text),
+        LATERAL (SELECT
+          setweight(to_tsvector('simple', r.title), 'A') || setweight(to_tsvector(r.config::regconfig, r.title), 'A') ||
+          setweight(to_tsvector('simple', r.headings), 'B') || setweight(to_tsvector(r.config::regconfig, r.headings), 'B') ||
+          setweight(to_tsvector('simple', r.body), 'C') || setweight(to_tsvector(r.config::regconfig, r.body), 'C') AS document) AS d
         ON CONFLICT (org_id, url) DO UPDATE SET host_rev = EXCLUDED.host_rev, title = EXCLUDED.title,
           snippet = EXCLUDED.snippet, config = EXCLUDED.config, document = EXCLUDED.document,
-          indexed_at = EXCLUDED.indexed_at, expires_at = EXCLUDED.expires_at`.pipe(
+          field_lengths = EXCLUDED.field_lengths, indexed_at = EXCLUDED.indexed_at, expires_at = EXCLUDED.expires_at`.pipe(
         Effect.asVoid,
         Effect.catchAllCause((cause) => Effect.logWarning("page index: write failed, pages not indexed", cause))
       )
@@ -345,11 +367,17 @@ export const make = (options: Options = {}): Effect.Effect<PageIndex["Type"], ne
           const column = (i: number) => sql.literal(`q${i}`)
           const selective = found.flatMap((w, i) => (w.match ? [sql`q.${column(i)}`] : []))
           // Candidates: pages holding the selective words, cut (when there are very many) by ts_rank of that match.
-          const candidates = (matching: ReturnType<ReturnType<typeof sql.join>>) => sql<{ url: string; title: string; snippet: string; document: string; indexedAt: unknown }>`
+          const wanted = [...new Set(found.flatMap((w) => lexemesOf.get(w.word) ?? []))]
+          // A field's positions of the query's lexemes: that field alone (`ts_filter`), the lexemes marked D (no position
+          // carries D otherwise) and kept; a few bytes rather than the page's whole tsvector.
+          const matchesIn = (field: string) =>
+            sql`ts_filter(setweight(ts_filter(p.document, ${`{${field}}`}::"char"[]), 'D', ${wanted}::text[]), '{D}')::text`
+          const candidates = (matching: ReturnType<ReturnType<typeof sql.join>>) => sql<{ url: string; title: string; snippet: string; lengths: ReadonlyArray<number> | string | null; a: string; b: string; c: string; indexedAt: unknown }>`
             WITH q AS (SELECT ${sql.join(", ", false)(found.map((w, i) => sql`${queryOf(w.word)} AS ${column(i)}`))}),
             inc AS (SELECT jsonb_array_elements_text(${domainsJson(query.includeDomains)}::jsonb) AS d),
             exc AS (SELECT jsonb_array_elements_text(${domainsJson(query.excludeDomains)}::jsonb) AS d)
-            SELECT p.url, p.title, p.snippet, p.document::text AS document, (extract(epoch from p.indexed_at) * 1000)::float8 AS "indexedAt"
+            SELECT p.url, p.title, p.snippet, p.field_lengths::float8[] AS lengths, ${matchesIn("A")} AS a, ${matchesIn("B")} AS b,
+              ${matchesIn("C")} AS c, (extract(epoch from p.indexed_at) * 1000)::float8 AS "indexedAt"
             FROM page_index p, q
             WHERE p.org_id = ${query.orgId} AND p.document @@ (${matching}) AND p.expires_at > now()
               AND (${minIndexed}::timestamptz IS NULL OR p.indexed_at >= ${minIndexed}::timestamptz)
@@ -361,8 +389,8 @@ export const make = (options: Options = {}): Effect.Effect<PageIndex["Type"], ne
           const every = selective.length > 1 ? yield* candidates(sql.join(" && ", false)(selective)) : []
           const some = every.length >= query.limit ? [] : yield* candidates(sql.join(" || ", false)(selective))
           const pool = [...every, ...some.filter((row) => !every.some((e) => e.url === row.url))]
-          const scored = bm25Fields(pool.map((row) => row.document), found.map((w) => ({ lexemes: lexemesOf.get(w.word) ?? [], idf: w.idf })))
-          return pool.map((row, i) => ({ ...row, rank: scored[i]! }))
+          const scored = bm25Fields(pool.map((row) => ({ lengths: numbers(row.lengths), fields: [row.a, row.b, row.c] })), found.map((w) => ({ lexemes: lexemesOf.get(w.word) ?? [], idf: w.idf })))
+          return pool.map((row, i) => ({ url: row.url, title: row.title, snippet: row.snippet, indexedAt: row.indexedAt, rank: scored[i]! }))
             .sort((x, y) => y.rank - x.rank || (x.url < y.url ? -1 : 1))
             .slice(0, query.limit)
         })

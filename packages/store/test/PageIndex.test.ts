@@ -68,6 +68,28 @@ for (const backend of backends) {
           expect((yield* index.search({ orgId: org, text: "w7x3", limit: 10 })).map((h) => h.title)).toEqual(["page 7"])
         }))
 
+      it.effect("keeps each page's field lengths for BM25 (written with the page, filled in for older rows), shorter pages first", () =>
+        Effect.gen(function*() {
+          const index = yield* PageIndex.PageIndex
+          const sql = yield* SqlClient.SqlClient
+          const org = `org_${unique()}`
+          const site = `${unique()}.test`
+          yield* index.add([
+            { orgId: org, url: `https://${site}/short`, title: "Alpha beta", headings: ["Gamma"], markdown: "delta zebra delta", language: "en" },
+            { orgId: org, url: `https://${site}/long`, title: "Alpha beta", headings: ["Gamma"], markdown: `delta zebra ${"epsilon ".repeat(40)}`, language: "en" }
+          ])
+          const lengths = () => sql<{ url: string; lengths: ReadonlyArray<number> | string }>`
+            SELECT url, field_lengths::float8[] AS lengths FROM page_index WHERE org_id = ${org} ORDER BY url`.pipe(
+            Effect.map((rows) => rows.map((row) => [row.url, (Array.isArray(row.lengths) ? row.lengths : String(row.lengths).replace(/[{}]/g, "").split(",")).map(Number)])))
+          // Each word is indexed once per configuration (simple and English): title 2 words, headings 1, body 3 or 42.
+          const expected = [[`https://${site}/long`, [4, 2, 84]], [`https://${site}/short`, [4, 2, 6]]]
+          expect(yield* lengths()).toEqual(expected)
+          yield* sql`UPDATE page_index SET field_lengths = NULL WHERE org_id = ${org}`
+          yield* PageIndex.migrations["0003_field_lengths"]
+          expect(yield* lengths()).toEqual(expected)
+          expect((yield* index.search({ orgId: org, text: "zebra", limit: 10 })).map((h) => h.url)).toEqual([`https://${site}/short`, `https://${site}/long`])
+        }))
+
       it.effect("replaces a page on re-index and prunes expired rows", () =>
         Effect.gen(function*() {
           const index = yield* PageIndex.PageIndex

@@ -289,27 +289,6 @@ export const make = (options: Options = {}): Effect.Effect<PageIndex["Type"], ne
         })
       })
 
-    // The most common lexemes and their page frequencies, as ANALYZE left them (empty before any ANALYZE), read at
-    // most every five minutes.
-    let commonAt = 0
-    let commonList = new Map<string, number>()
-    const commonLexemes = Effect.suspend(() => {
-      if (Date.now() - commonAt < 300_000) return Effect.succeed(commonList)
-      return sql<{ elems: ReadonlyArray<string> | string | null; freqs: ReadonlyArray<number> | string | null }>`
-        SELECT most_common_elems::text::text[] AS elems, most_common_elem_freqs::float8[] AS freqs
-        FROM pg_stats WHERE tablename = 'page_index' AND attname = 'document' LIMIT 1`.pipe(
-        Effect.map((rows) => {
-          const row = rows[0]
-          const elems = row === undefined || row.elems === null ? [] : Array.isArray(row.elems) ? row.elems : []
-          const freqs = row === undefined || row.freqs === null ? [] : Array.isArray(row.freqs) ? row.freqs.map(Number) : []
-          commonList = new Map(elems.map((lexeme, i) => [lexeme, freqs[i] ?? 0]))
-          commonAt = Date.now()
-          return commonList
-        }),
-        Effect.orElseSucceed(() => commonList)
-      )
-    })
-
     const search = (query: IndexQuery): Effect.Effect<ReadonlyArray<IndexHit>> => {
       const text = query.text.trim()
       if (text === "") return Effect.succeed([])
@@ -338,27 +317,34 @@ export const make = (options: Options = {}): Effect.Effect<PageIndex["Type"], ne
           LIMIT ${query.limit}`
       // Plain words: BM25's idf of each word among the organization's live pages, then one ranked pass. A word the
       // database's statistics list as common (ANALYZE's most common lexemes) is weighed by that frequency; the others
-      // are rare, so counting their pages exactly is cheap.
+      // are rare, so counting their pages exactly is cheap (the index's pending list is kept short for it).
       const weighted = (terms: ReadonlyArray<string>) =>
         Effect.gen(function*() {
           const n = yield* pageCount(query.orgId)
-          const common = yield* commonLexemes
           const queryOf = (word: string) => sql`(plainto_tsquery(${config}::regconfig, ${word}) || plainto_tsquery('simple', ${word}))`
-          const lexemes = yield* sql<{ word: string; lexemes: ReadonlyArray<string> | string }>`
-            SELECT word, tsvector_to_array(to_tsvector(${config}::regconfig, word) || to_tsvector('simple', word)) AS lexemes
-            FROM jsonb_array_elements_text(${JSON.stringify(terms)}::jsonb) AS word`
-          const frequencyOf = new Map(lexemes.map((row) => {
-            const list = Array.isArray(row.lexemes) ? row.lexemes : String(row.lexemes).replace(/^\{|\}$/g, "").split(",").filter((l) => l !== "")
-            return [row.word, Math.max(0, ...list.map((lexeme) => common.get(lexeme) ?? 0))] as const
-          }))
-          const rare = terms.filter((word) => (frequencyOf.get(word) ?? 0) === 0)
-          const counts = rare.length === 0 ? [] : yield* sql<Record<string, number>>`SELECT ${
-            sql.join(", ", false)(rare.map((word, i) =>
-              sql`(SELECT count(*) FROM page_index p WHERE p.org_id = ${query.orgId} AND p.document @@ ${queryOf(word)} AND p.expires_at > now())::float8 AS ${sql.literal(`df${i}`)}`))
-          }`
+          // One statement: each word's lexemes, its page frequency among ANALYZE's most common lexemes (from the
+          // statistics, never counted), or else (rare words) its pages counted exactly.
+          const lexemes = yield* sql<{ word: string; lexemes: ReadonlyArray<string> | string; common: number; df: number | null }>`
+            WITH stats AS MATERIALIZED (
+              SELECT most_common_elems::text::text[] AS elems, most_common_elem_freqs::float8[] AS freqs
+              FROM pg_stats WHERE tablename = 'page_index' AND attname = 'document' LIMIT 1
+            ), words AS (
+              SELECT w.word, w.at, tsvector_to_array(to_tsvector(${config}::regconfig, w.word) || to_tsvector('simple', w.word)) AS lexemes
+              FROM jsonb_array_elements_text(${JSON.stringify(terms)}::jsonb) WITH ORDINALITY AS w(word, at)
+            ), weighed AS MATERIALIZED (
+              SELECT words.*, coalesce((SELECT max(s.freqs[array_position(s.elems, l)]) FROM stats s, unnest(words.lexemes) AS l), 0)::float8 AS common
+              FROM words
+            )
+            SELECT word, lexemes, common,
+              CASE WHEN common > 0 THEN NULL ELSE (SELECT count(*) FROM page_index p WHERE p.org_id = ${query.orgId}
+                AND p.document @@ (plainto_tsquery(${config}::regconfig, weighed.word) || plainto_tsquery('simple', weighed.word))
+                AND p.expires_at > now())::float8 END AS df
+            FROM weighed ORDER BY at`
+          const rowOf = new Map(lexemes.map((row) => [row.word, row]))
           const found = terms.flatMap((word) => {
-            const at = rare.indexOf(word)
-            const df = at >= 0 ? Number(counts[0]?.[`df${at}`] ?? 0) : Math.max(1, Math.round(frequencyOf.get(word)! * n))
+            const row = rowOf.get(word)
+            const common = Number(row?.common ?? 0)
+            const df = common > 0 ? Math.max(1, Math.round(common * n)) : Number(row?.df ?? 0)
             return df === 0 ? [] : [{ word, df, idf: Math.log(1 + (Math.max(n, df) - df + 0.5) / (df + 0.5)), match: df <= Math.max(1, n / 5) }]
           })
           if (found.length === 0) return []

@@ -7,9 +7,10 @@
  * never given to it (its callers' rule); rows expire with the page cache's retention and are swept like its entries.
  *
  * Ranking of plain words: BM25's idf of each word among the organization's pages (common words from ANALYZE's most
- * common lexemes, rare ones counted exactly); candidates are the pages holding every selective word (then, when they
- * are too few, any), at most `CANDIDATES`, cut by ts_rank; BM25 over the weighted fields (title x2, headings x1.5,
- * body x1, counted from each candidate's tsvector) orders them. Phrases, `-word` and `OR` are ranked by ts_rank.
+ * common lexemes, rare ones counted exactly, in one statement); candidates are the pages holding every selective word
+ * (then, when they are too few, any), at most `CANDIDATES`, cut by ts_rank; BM25 over the weighted fields (title x2,
+ * headings x1.5, body x1: the query's lexemes of each candidate and its stored field lengths) orders them. Phrases,
+ * `-word` and `OR` are ranked by ts_rank. The GIN index's pending list is kept short (every search reads it whole).
  *
  * @since 0.1.0
  */

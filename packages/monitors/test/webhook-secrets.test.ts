@@ -177,7 +177,7 @@ describe("upgrade from a database made before @sift/webhooks", () => {
         const rerun = yield* Migrations.run({ webhooks: webhookMigrations, monitors: migrations })
         return { applied, deliveries, secrets, rerun }
       }).pipe(Effect.provide(Sql.layerPglite({ dir })))
-      expect(upgraded.applied.map((a) => `${a.package}/${a.id}`)).toEqual(["webhooks/0001_webhooks", "monitors/0003_webhook_secrets", "monitors/0004_run_slots"])
+      expect(upgraded.applied.map((a) => `${a.package}/${a.id}`)).toEqual(["webhooks/0001_webhooks", "webhooks/0002_delivery_times", "monitors/0003_webhook_secrets", "monitors/0004_run_slots"])
       expect(upgraded.deliveries).toEqual([{ id: "whd_old" }])
       expect(upgraded.secrets.map((row) => [row.monitor_id, row.url])).toEqual([
         ["mon_old1", "https://hooks.example.com/a"],
@@ -191,7 +191,7 @@ describe("upgrade from a database made before @sift/webhooks", () => {
   it.live("a new database: webhooks/0001 makes the tables, monitors/0003 has nothing to do", () =>
     Effect.gen(function*() {
       const applied = yield* Migrations.run({ webhooks: webhookMigrations, monitors: migrations })
-      expect(applied.map((a) => `${a.package}/${a.id}`)).toEqual(["webhooks/0001_webhooks", "monitors/0001_monitors", "monitors/0003_webhook_secrets", "monitors/0004_run_slots"])
+      expect(applied.map((a) => `${a.package}/${a.id}`)).toEqual(["webhooks/0001_webhooks", "webhooks/0002_delivery_times", "monitors/0001_monitors", "monitors/0003_webhook_secrets", "monitors/0004_run_slots"])
       expect(yield* secretRows).toEqual([])
     }).pipe(Effect.provide(Sql.layerPglite({ dir: "memory://" }))), 120_000)
 })

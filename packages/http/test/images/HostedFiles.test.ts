@@ -1,13 +1,15 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as SqlClient from "@effect/sql/SqlClient"
+import { migrations as batchMigrations } from "@sift/batch"
 import { BlobStore, Migrations, Sql } from "@sift/store"
 import { Effect, Layer, TestClock } from "effect"
 import * as HostedFiles from "../../src/Images/HostedFiles.js"
 
-// Real embedded PostgreSQL (PGlite in memory) with the store's migrations; the test clock moves time forward.
+// Real embedded PostgreSQL (PGlite in memory) with the store's and the batches' migrations (file ids are also batch
+// parts, as the service serves them); the test clock moves time forward.
 const database = Layer.tap(Sql.layerPglite({ dir: "memory://" }), (context) =>
-  Effect.provide(Migrations.run({ store: Migrations.store }), context))
+  Effect.provide(Migrations.run({ store: Migrations.store, batch: batchMigrations }), context))
 const TestLayer = BlobStore.layerSql.pipe(Layer.provideMerge(database))
 
 const bodyOf = (response: HttpServerResponse.HttpServerResponse) =>

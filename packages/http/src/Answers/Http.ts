@@ -15,6 +15,7 @@ import { Cache, CompanyResolver, Errors, type Fetcher, Pipeline, ScrapeRequest }
 import * as LanguageModel from "@sift/core/LanguageModel"
 import * as SearchProvider from "@sift/core/SearchProvider"
 import { Clock, Duration, Effect, Option, ParseResult, Schema } from "effect"
+import * as CommonQuery from "../internal/commonQuery.js"
 import type { Caller, Handler } from "../RequestPipeline.js"
 import * as Indexing from "../Search/Indexing.js"
 import * as Shape from "./Shape.js"
@@ -140,9 +141,7 @@ export const answers: Handler<
   validate: (caller) =>
     Effect.gen(function*() {
       const body = yield* Effect.mapError(decodeBody(caller.body), (error: ParseResult.ParseError) => ScrapeRequest.fromParseError(error))
-      if (body.timeoutOpts !== undefined && body.timeoutOpts.milliseconds > ScrapeRequest.MAX_TIMEOUT_MS) {
-        return yield* new Errors.InvalidRequest({ reason: "TimeoutExceedsMaximum", field: "timeoutOpts.milliseconds", detail: `must be at most ${ScrapeRequest.MAX_TIMEOUT_MS}` })
-      }
+      yield* CommonQuery.deadline(body.timeoutOpts)
       const format = body.json_format ?? Shape.defaultFormat
       const problem = Shape.problemOf(format)
       if (problem !== undefined) return yield* new Errors.InvalidRequest({ reason: "Invalid", field: "json_format", detail: problem })

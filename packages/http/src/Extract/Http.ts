@@ -13,6 +13,7 @@
 import { type Cache, Crawler, Errors, type Fetcher, ScrapeRequest, type ScrapeResult } from "@sift/core"
 import * as LanguageModel from "@sift/core/LanguageModel"
 import { Clock, Duration, Effect, Option, ParseResult, Schema } from "effect"
+import * as CommonQuery from "../internal/commonQuery.js"
 import type { Handler } from "../RequestPipeline.js"
 import * as Indexing from "../Search/Indexing.js"
 import * as Fill from "./Fill.js"
@@ -134,9 +135,7 @@ export const extract: Handler<
   validate: (caller) =>
     Effect.gen(function*() {
       const body = yield* Effect.mapError(decodeBody(caller.body), (error: ParseResult.ParseError) => ScrapeRequest.fromParseError(error))
-      if (body.timeoutOpts !== undefined && body.timeoutOpts.milliseconds > ScrapeRequest.MAX_TIMEOUT_MS) {
-        return yield* new Errors.InvalidRequest({ reason: "TimeoutExceedsMaximum", field: "timeoutOpts.milliseconds", detail: `must be at most ${ScrapeRequest.MAX_TIMEOUT_MS}` })
-      }
+      yield* CommonQuery.deadline(body.timeoutOpts)
       const usable = LanguageModel.validatorFor(body.schema)
       if (typeof usable === "string") return yield* new Errors.InvalidRequest({ reason: "Invalid", field: "schema", detail: usable })
       const hasActions = (body.actions ?? []).length > 0

@@ -18,6 +18,7 @@ import * as SearchProvider from "@sift/core/SearchProvider"
 import { stem } from "@sift/core/Stem"
 import { PageIndex } from "@sift/store/PageIndex"
 import { Clock, Duration, Effect, Option, ParseResult, Schema } from "effect"
+import * as CommonQuery from "../internal/commonQuery.js"
 import type { Caller, Handler } from "../RequestPipeline.js"
 import * as Indexing from "./Indexing.js"
 
@@ -302,9 +303,7 @@ export const search: Handler<
   validate: (caller) =>
     Effect.gen(function*() {
       const body = yield* Effect.mapError(decodeBody(caller.body), (error: ParseResult.ParseError) => ScrapeRequest.fromParseError(error))
-      if (body.timeoutOpts !== undefined && body.timeoutOpts.milliseconds > ScrapeRequest.MAX_TIMEOUT_MS) {
-        return yield* new Errors.InvalidRequest({ reason: "TimeoutExceedsMaximum", field: "timeoutOpts.milliseconds", detail: `must be at most ${ScrapeRequest.MAX_TIMEOUT_MS}` })
-      }
+      yield* CommonQuery.deadline(body.timeoutOpts)
       const numResults = body.numResults ?? limits.numResults.default
       const markdown = body.markdownOptions?.enabled === true
       const timeoutMs = body.timeoutOpts?.milliseconds ?? limits.defaultTimeoutMs

@@ -13,6 +13,7 @@ import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Hosts, startSites } from "../../../core/test/discovery/support/sites.js"
 import * as FixtureSite from "../../../core/test/support/FixtureSite.js"
+import { deterministicVariants } from "../../src/Search/Http.js"
 import { eventually } from "../support/eventually.js"
 import * as TestService from "../support/TestService.js"
 
@@ -103,6 +104,7 @@ let engine: Engine
 let model: Awaited<ReturnType<typeof startModel>>
 let withEngine: TestService.TestService
 let noEngine: TestService.TestService
+let engineOnly: TestService.TestService
 let rules = ""
 
 beforeAll(async () => {
@@ -113,10 +115,12 @@ beforeAll(async () => {
   delete process.env.SIFT_SEARXNG_URL
   withEngine = await TestService.start({ hostRules: rules, env: { SIFT_SEARXNG_URL: engine.url, SIFT_LLM_URL: model.url, SIFT_LLM_MODEL: "stand-in" } })
   noEngine = await TestService.start({ hostRules: rules })
+  engineOnly = await TestService.start({ hostRules: rules, env: { SIFT_SEARXNG_URL: engine.url } })
 }, 120_000)
 afterAll(async () => {
   await withEngine?.close()
   await noEngine?.close()
+  await engineOnly?.close()
   await engine?.close()
   await model?.close()
   await site?.close()
@@ -204,6 +208,24 @@ describe("POST /web/search through the official SDK (SearXNG stand-in)", () => {
     expect(searched.query).toBe("widget makers")
     expect(searched.results.map((r) => r.url)).toEqual(["http://news.test/widgets", "http://shop.test/makers"])
     expect(model.bodies[0].response_format.type).toBe("json_schema")
+  }, 60_000)
+
+  it("without a model, fans the query out into deterministic variants (the phrase, the words without stop words), merged by URL", async () => {
+    expect(deterministicVariants("how to tune the widget")).toEqual(["\"how to tune the widget\"", "tune widget"])
+    expect(deterministicVariants("site:news.test widget makers -site:shop.test")).toEqual(["\"widget makers\" site:news.test -site:shop.test"])
+    expect(deterministicVariants("widgets")).toEqual([])
+    const { secret } = await engineOnly.key({ credits: 100 })
+    engine.answers["how to tune the widget"] = [{ url: "http://news.test/widgets", title: "Widgets are back" }]
+    engine.answers["\"how to tune the widget\""] = [{ url: "http://news.test/widgets", title: "Widgets are back" }, { url: "http://news.test/gadgets", title: "Gadgets" }]
+    engine.answers["tune widget"] = [{ url: "http://shop.test/tuning", title: "Widget tuning" }]
+    engine.requests.length = 0
+    const searched = await clientOf(engineOnly, secret).web.search({ query: "how to tune the widget", queryFanout: true }) as Searched
+    expect(searched.query).toBe("how to tune the widget")
+    // Each query's first page (a second page is asked for while fewer than numResults came back).
+    expect(engine.requests.filter((r) => r.get("pageno") === "1").map((r) => r.get("q")).sort()).toEqual(["\"how to tune the widget\"", "how to tune the widget", "tune widget"])
+    // Each list's next result in turn, the original query's first; a URL found twice is kept once.
+    expect(searched.results.map((r) => r.url)).toEqual(["http://news.test/widgets", "http://shop.test/tuning", "http://news.test/gadgets"])
+    expect(searched.key_metadata.credits_consumed).toBe(1)
   }, 60_000)
 
   it("refuses bad input (numResults 5) and answers 502 when the engine fails, charging nothing", async () => {

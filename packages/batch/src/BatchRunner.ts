@@ -262,7 +262,9 @@ export const drive = (batchId: string, options: RunnerOptions = {}): Effect.Effe
               headings: (result.metadata.headings ?? []).map((heading) => heading.text),
               markdown: result.markdown.data,
               description: result.metadata.description,
-              language: result.metadata.language
+              language: result.metadata.language,
+              // A page answered from the cache is as old as its entry, and leaves the index with it.
+              storedAt: Date.now() - result.cache_metadata.age_ms
             }])
           }
         }

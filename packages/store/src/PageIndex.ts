@@ -4,7 +4,8 @@
  * migrations under the `search` key): the title (weight A), headings (B) and main-content Markdown (C) as one
  * `tsvector` made with two configurations, `simple` (exact words, any language) and the page language's own
  * (stemmed: `english`, `german`, ... when the database has it). A query matches either. Pages asked for with ZDR are
- * never given to it (its callers' rule); rows expire with the page cache's retention and are swept like its entries.
+ * never given to it (its callers' rule); a row expires when the page's cache entry does (the cache's retention after
+ * the page was fetched: a page read from the cache keeps its entry's age) and is swept like the cache's entries.
  *
  * Ranking of plain words: BM25's idf of each word among the organization's pages (common words from ANALYZE's most
  * common lexemes, rare ones counted exactly, in one statement); candidates are the pages holding every selective word
@@ -16,6 +17,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Context, Duration, Effect, Layer, Schedule, type Scope } from "effect"
+import * as CacheStore from "./CacheStore.js"
 
 /** The table. */
 export const tableName = "page_index"
@@ -32,6 +34,11 @@ export interface IndexedPage {
   readonly description?: string | undefined
   /** The page's language (`en`, `de-AT`), choosing the stemmed configuration. */
   readonly language?: string | undefined
+  /**
+   * When the page was fetched (epoch ms; its page-cache entry's time, default now): the row expires `retentionMs` after
+   * it, as that entry does, and `freshness` reads it.
+   */
+  readonly storedAt?: number | undefined
 }
 
 /** A search of one organization's pages. */
@@ -43,7 +50,7 @@ export interface IndexQuery {
   /** Only pages on these domains or their subdomains (normalized: lower case, no `www.`). */
   readonly includeDomains?: ReadonlyArray<string> | undefined
   readonly excludeDomains?: ReadonlyArray<string> | undefined
-  /** Only pages indexed at most this long ago. */
+  /** Only pages fetched at most this long ago. */
   readonly maxAgeMs?: number | undefined
   /** The query's language, for its stemmed form (default English). */
   readonly language?: string | undefined
@@ -55,12 +62,13 @@ export interface IndexHit {
   readonly title: string
   readonly snippet: string
   readonly rank: number
+  /** When the page was fetched (epoch ms). */
   readonly indexedAt: number
 }
 
 /** Options of the index. */
 export interface Options {
-  /** How long a page stays indexed after it was last stored (default 30 days: the page cache's retention). */
+  /** How long a page stays indexed after it was fetched (default: the page cache's retention, 30 days). */
   readonly retentionMs?: number
   /** How often expired rows are deleted (default 10 minutes). */
   readonly sweepIntervalMs?: number
@@ -221,7 +229,7 @@ const domainsJson = (domains: ReadonlyArray<string> | undefined) => JSON.stringi
 export const make = (options: Options = {}): Effect.Effect<PageIndex["Type"], never, SqlClient.SqlClient | Scope.Scope> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const retentionMs = options.retentionMs ?? 2_592_000_000
+    const retentionMs = options.retentionMs ?? CacheStore.DEFAULT_RETENTION_MS
     const available = new Set(
       yield* sql<{ name: string }>`SELECT cfgname AS name FROM pg_ts_config`.pipe(
         Effect.map((rows) => rows.map((row) => row.name)),
@@ -240,6 +248,7 @@ export const make = (options: Options = {}): Effect.Effect<PageIndex["Type"], ne
     yield* Effect.forkScoped(Effect.repeat(prune, Schedule.spaced(Duration.millis(options.sweepIntervalMs ?? 600_000))))
 
     const add = (pages: ReadonlyArray<IndexedPage>): Effect.Effect<void> => {
+      const now = Date.now()
       const rows = pages.flatMap((page) => {
         const host = hostOf(page.url)
         if (host === "") return []
@@ -253,17 +262,21 @@ export const make = (options: Options = {}): Effect.Effect<PageIndex["Type"], ne
           headings: page.headings.join("\n").slice(0, MAX_HEADINGS_CHARS),
           body,
           snippet: (description !== "" ? description : body).slice(0, SNIPPET_CHARS),
-          config: configOf(page.language)
+          config: configOf(page.language),
+          // The page's fetch time, and its expiry: those of its page-cache entry (a page read from the cache is as old
+          // as its entry, and leaves the index when the entry leaves the cache).
+          stored_at: new Date(Math.min(now, page.storedAt ?? now)).toISOString(),
+          expires_at: new Date(Math.min(now, page.storedAt ?? now) + retentionMs).toISOString()
         }]
       })
       if (rows.length === 0) return Effect.void
-      const expiresAt = new Date(Date.now() + retentionMs)
       return sql`
         INSERT INTO page_index (org_id, url, host_rev, title, snippet, config, document, field_lengths, indexed_at, expires_at)
         SELECT r.org_id, r.url, r.host_rev, r.title, r.snippet, r.config, d.document, ${fieldLengths(sql, sql`d.document`)},
-          now(), ${expiresAt}
+          r.stored_at, r.expires_at
         FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-          AS r(org_id text, url text, host_rev text, title text, headings text, body text, snippet text, config text),
+          AS r(org_id text, url text, host_rev text, title text, headings text, body text, snippet text, config text,
+            stored_at timestamptz, expires_at timestamptz),
         LATERAL (SELECT
           setweight(to_tsvector('simple', r.title), 'A') || setweight(to_tsvector(r.config::regconfig, r.title), 'A') ||
           setweight(to_tsvector('simple', r.headings), 'B') || setweight(to_tsvector(r.config::regconfig, r.headings), 'B') ||

@@ -90,6 +90,33 @@ for (const backend of backends) {
           expect((yield* index.search({ orgId: org, text: "zebra", limit: 10 })).map((h) => h.url)).toEqual([`https://${site}/short`, `https://${site}/long`])
         }))
 
+      it.effect("a page keeps its cache entry's age: it expires with the entry and freshness reads when it was fetched", () =>
+        Effect.gen(function*() {
+          const index = yield* PageIndex.PageIndex
+          const sql = yield* SqlClient.SqlClient
+          const org = `org_${unique()}`
+          const site = `${unique()}.test`
+          const now = Date.now()
+          // Retention is 60 s here: a page fetched 50 s ago has 10 s left, one fetched 61 s ago has left the cache.
+          yield* index.add([
+            { orgId: org, url: `https://${site}/older`, title: "Older", headings: [], markdown: "okapi sightings", storedAt: now - 50_000 },
+            { orgId: org, url: `https://${site}/gone`, title: "Gone", headings: [], markdown: "okapi sightings", storedAt: now - 61_000 },
+            { orgId: org, url: `https://${site}/fresh`, title: "Fresh", headings: [], markdown: "okapi sightings" }
+          ])
+          const rows = yield* sql<{ url: string; fetched: number; expires: number }>`
+            SELECT url, (extract(epoch from indexed_at) * 1000)::float8 AS fetched, (extract(epoch from expires_at) * 1000)::float8 AS expires
+            FROM page_index WHERE org_id = ${org} ORDER BY url`
+          const older = rows.find((r) => r.url.endsWith("/older"))!
+          expect(Math.abs(Number(older.fetched) - (now - 50_000))).toBeLessThan(5)
+          expect(Math.abs(Number(older.expires) - (now + 10_000))).toBeLessThan(5)
+          const found = (maxAgeMs?: number) =>
+            Effect.map(index.search({ orgId: org, text: "okapi", limit: 10, maxAgeMs }), (hits) => hits.map((h) => h.url.slice(h.url.lastIndexOf("/"))).sort())
+          expect(yield* found()).toEqual(["/fresh", "/older"])
+          expect(yield* found(30_000)).toEqual(["/fresh"])
+          expect(yield* index.prune).toBeGreaterThanOrEqual(1)
+          expect((yield* sql<{ url: string }>`SELECT url FROM page_index WHERE org_id = ${org}`).map((r) => r.url.slice(r.url.lastIndexOf("/"))).sort()).toEqual(["/fresh", "/older"])
+        }))
+
       it.effect("replaces a page on re-index and prunes expired rows", () =>
         Effect.gen(function*() {
           const index = yield* PageIndex.PageIndex

@@ -60,6 +60,8 @@ export const indexPages = (orgId: string, isPrivate: boolean, pages: ReadonlyArr
       headings: (result.metadata.headings ?? []).map((heading) => heading.text),
       markdown: result.markdown.data ?? "",
       description: result.metadata.description,
-      language: result.metadata.language
+      language: result.metadata.language,
+      // A page answered from the cache is as old as its entry, and leaves the index with it.
+      storedAt: now - result.cache_metadata.age_ms
     }))))
 }

@@ -41,6 +41,9 @@ const hosts: Hosts = {
   "stonecut.test": { "/": brewery("Stonecut Brewing") },
   "hopworks.test": { "/": brewery("Hopworks Brewery") },
   "maltmill.test": { "/": brewery("Maltmill Beer Company") },
+  "vinewood.test": {
+    "/": page("Vinewood Winery | Estate wines", "Family winery and vineyard: we grow grapes, crush and ferment them in our winery, age our red and white wines in oak barrels and bottle them on the estate; wine tasting room open daily.")
+  },
   "crumb.test": {
     "/": page("Crumb Bakery | Fresh bread daily", "Our bakery bakes sourdough bread, baguettes, croissants and cakes every morning in our ovens; pastries and pies to order.")
   }
@@ -310,7 +313,8 @@ describe("GET /web/competitors through the official SDK", () => {
     ]
     engine.answers["Stonecut Brewing alternatives"] = [
       { url: "http://hopworks.test/beers", title: "Hopworks beers" },
-      { url: "http://maltmill.test/", title: "Maltmill" }
+      { url: "http://maltmill.test/", title: "Maltmill" },
+      { url: "http://vinewood.test/", title: "Vinewood Winery" }
     ]
     const before = await balance(withEngine, orgId)
     const result = await clientOf(withEngine, secret).web.extractCompetitors({ domain: "http://stonecut.test/" }) as unknown as Record<string, any>
@@ -318,7 +322,9 @@ describe("GET /web/competitors through the official SDK", () => {
     expect(result.domain).toBe("stonecut.test")
     expect(result.target).toMatchObject({ companyName: "Stonecut Brewing", field: "Breweries" })
     expect(result.target.fieldDescription).toContain("Craft beer")
-    expect(result.competitors.map((c: any) => [c.domain, c.confidence])).toEqual([["hopworks.test", "high"], ["maltmill.test", "medium"]])
+    // Same 6-digit code (Breweries) named by two searches: high; named once: medium; a winery (another code in the same
+    // 4-digit group, beverage manufacturing): medium; a bakery (another industry) is dropped.
+    expect(result.competitors.map((c: any) => [c.domain, c.confidence])).toEqual([["hopworks.test", "high"], ["maltmill.test", "medium"], ["vinewood.test", "medium"]])
     expect(result.competitors[0].sourceUrls).toEqual(["http://hopworks.test/", "http://hopworks.test/beers"])
     expect(result.competitors[0].name).toBe("Hopworks Brewery")
     expect(result.key_metadata.credits_consumed).toBe(10)

@@ -65,7 +65,7 @@ export interface DiscoverOptions {
 /** One URL of the map, with what is known about its page. @category models */
 export interface MappedUrl extends UrlFacts {}
 
-/** The `meta` of GET /web/scrape/sitemap, plus how many pages the crawl fetched. @category models */
+/** The `meta` of GET /web/scrape/sitemap, plus how many pages the crawl fetched and sitemap entries repeated. @category models */
 export type DiscoveryMeta = Readonly<Meta>
 
 /** A finished map. @category models */

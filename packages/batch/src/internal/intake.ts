@@ -106,7 +106,8 @@ export const plan = (input: Input): Effect.Effect<Plan, BatchRefused | Errors.In
       }
       return {
         ...planned,
-        intake: { duplicates: planned.intake.duplicates, invalid: null, reserved: planned.pages.length, reserved_is_ceiling: false, submitted: null },
+        // Repeats among the sitemaps' entries were dropped while they were read; the plan drops none of what is left.
+        intake: { duplicates: map.meta.duplicates + planned.intake.duplicates, invalid: null, reserved: planned.pages.length, reserved_is_ceiling: false, submitted: null },
         invalidUrls: [],
         crawl: { follow_subdomains: false, max_depth: 0, max_pages: maxUrls, source: { type: "sitemap", domain: map.domain }, url_pattern: source.controls?.regex ?? null },
         follow: null

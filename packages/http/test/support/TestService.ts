@@ -48,6 +48,8 @@ export const start = async (options: {
   readonly env?: Readonly<Record<string, string>> | undefined
   /** Serves on the listener `sift serve` runs (the API front for /v1/) instead of the platform's Node server. */
   readonly listener?: boolean | undefined
+  /** False: the Fetcher's address guard refuses loopback and private targets, as in production (default true). */
+  readonly allowPrivateTargets?: boolean | undefined
 } = {}): Promise<TestService> => {
   const dir = options.dataDir ?? mkdtempSync(join(tmpdir(), "sift-api-"))
   const storage = options.databaseUrl === undefined ? Sql.layerPglite({ dir }) : Sql.layerPg({ url: Redacted.make(options.databaseUrl) })
@@ -57,7 +59,7 @@ export const start = async (options: {
     options.listener === true
       ? Layer.mergeAll(Server.layerListener({ port: 0, host: "127.0.0.1" }), NodeHttpServer.layerContext)
       : NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }),
-    Fetcher.layer({ allowPrivateTargets: true, ...(options.hostRules === undefined ? {} : { hostRules: options.hostRules }) }),
+    Fetcher.layer({ allowPrivateTargets: options.allowPrivateTargets ?? true, ...(options.hostRules === undefined ? {} : { hostRules: options.hostRules }) }),
     CacheStore.layer(),
     options.browser === true
       ? Renderer.layer({ size: 1, addressPolicy: options.browserAddressPolicy ?? (() => true), ...(options.hostRules === undefined ? {} : { hostRules: options.hostRules }) })
@@ -65,7 +67,7 @@ export const start = async (options: {
   )
   // Webhook receivers of the tests are local; the monitor scheduler ticks every second.
   // Suites register many agents and clients from one address on a shared database: their own limit test sets it low.
-  const env = new Map(Object.entries({ SIFT_ALLOW_PRIVATE_TARGETS: "true", SIFT_MONITOR_TICK_MS: "1000", SIFT_REGISTRATIONS_PER_MINUTE: "100000", ...options.env }))
+  const env = new Map(Object.entries({ SIFT_ALLOW_PRIVATE_TARGETS: String(options.allowPrivateTargets ?? true), SIFT_MONITOR_TICK_MS: "1000", SIFT_REGISTRATIONS_PER_MINUTE: "100000", ...options.env }))
   const config = Layer.setConfigProvider(ConfigProvider.fromMap(env).pipe(ConfigProvider.orElse(() => ConfigProvider.fromEnv())))
   const live = Layer.mergeAll(App.layerApi.pipe(Layer.provide(config)), Auth.layer, HttpServer.layerContext).pipe(
     Layer.provideMerge(platform),

@@ -19,6 +19,8 @@ export interface Meta {
   readonly errors: Array<string>
   /** Pages fetched by the link crawl. */
   pagesCrawled: number
+  /** Sitemap entries dropped because an earlier entry named the same page (another spelling of it included). */
+  duplicates: number
 }
 
 /** A progress report for long maps. */
@@ -43,8 +45,10 @@ export interface CollectorOptions {
 /** The gathered state of one discovery. */
 export class Collector {
   readonly urls = new Map<string, UrlFacts>()
-  readonly meta: Meta = { sitemapsDiscovered: 0, sitemapsFetched: 0, sitemapsSkipped: 0, errors: [], pagesCrawled: 0 }
+  readonly meta: Meta = { sitemapsDiscovered: 0, sitemapsFetched: 0, sitemapsSkipped: 0, errors: [], pagesCrawled: 0, duplicates: 0 }
   private lastReport = 0
+  // Pages sitemaps listed, so a repeat among their entries is told from a page the home page or a crawl added first.
+  private readonly listed = new Set<string>()
 
   constructor(readonly options: CollectorOptions) {}
 
@@ -77,6 +81,18 @@ export class Collector {
     if (!this.options.accepts(url)) return false
     this.urls.set(key, facts === undefined ? { url } : { url, ...defined(facts) })
     return true
+  }
+
+  /** Adds a URL a sitemap lists, as `add`; an entry naming a page an earlier entry listed counts in `meta.duplicates`. */
+  addListed(raw: string, base: string | undefined, facts?: Omit<UrlFacts, "url">): boolean {
+    const added = this.add(raw, base, facts)
+    const parsed = parse(raw, base)
+    if (parsed === undefined) return added
+    const href = parsed.href
+    const key = dedupeKey(href.endsWith("?") ? href.slice(0, -1) : href)
+    if (!this.listed.has(key)) this.listed.add(key)
+    else if (!added && this.urls.has(key)) this.meta.duplicates++
+    return added
   }
 
   /** Whether a URL is already gathered. */

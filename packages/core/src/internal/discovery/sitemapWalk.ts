@@ -75,7 +75,7 @@ export const makeWalker = (options: WalkOptions): Effect.Effect<Walker, never, F
     // is left of maxLinks, the rest is neither kept nor scanned (sitemaps still in flight then stop at once).
     const take = (base: string) => (entry: Entry): boolean => {
       if (collector.full) return false
-      collector.add(entry.loc, base, entry.lastmod === undefined ? undefined : { lastmod: entry.lastmod })
+      collector.addListed(entry.loc, base, entry.lastmod === undefined ? undefined : { lastmod: entry.lastmod })
       return !collector.full
     }
 

@@ -323,9 +323,10 @@ export const search: Handler<
       const engine = yield* SearchProvider.SearchProvider
       const index = yield* Effect.serviceOption(PageIndex)
       // The index answers a scope it covers whole, and anything when there is no engine (if it holds this org's pages).
-      const scoped = indexDomainsOf(body)
+      // Each domain once: the same one in site: and includeDomains is one scope.
+      const scoped = [...new Set(indexDomainsOf(body))]
       const covered = scoped.length > 0 && Option.isSome(index)
-        ? (yield* index.value.covered(caller.auth.org.id, scoped)).length === new Set(scoped).size
+        ? (yield* index.value.covered(caller.auth.org.id, scoped)).length === scoped.length
         : false
       let source: "index" | "searxng" = covered || !engine.configured ? "index" : "searxng"
       const variants = body.queryFanout === true ? yield* variantsOf(body.query, yield* left()) : []

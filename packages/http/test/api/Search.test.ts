@@ -299,6 +299,10 @@ describe("Sift's own page index behind POST /web/search", () => {
     const { data, response } = await client.web.search({ query: "calibration", includeDomains: ["acme.test"] }).withResponse()
     expect(response.headers.get("x-sift-search-source")).toBe("index")
     expect((data as Searched).results.map((r) => r.url)).toEqual(["http://docs.acme.test/install"])
+    // The same domain named twice (site: and includeDomains) is one scope, still the index's.
+    const twice = await client.web.search({ query: "site:docs.acme.test calibration", includeDomains: ["docs.acme.test"] }).withResponse()
+    expect(twice.response.headers.get("x-sift-search-source")).toBe("index")
+    expect((twice.data as Searched).results.map((r) => r.url)).toEqual(["http://docs.acme.test/install"])
     expect(engine.requests).toHaveLength(0)
   }, 120_000)
 })

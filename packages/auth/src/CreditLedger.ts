@@ -1,7 +1,8 @@
 /**
  * Credits per organization. A request reserves what it may cost before any work (a row with an expiry, so a process
  * killed mid-request never charges), then charges what it delivered and releases the rest. On PostgreSQL each step is
- * one statement and none holds a lock across the request: `reserve` updates the organization's hold counter
+ * one statement (shared with the others in flight: reservations and charges are group commits) and none holds a lock
+ * across the request: `reserve` updates the organization's hold counter
  * (`credit_holds`) only if its balance, read from the organization's row without locking it, covers what is already
  * held plus the new hold; `commit` charges one request, and `settle` a whole group in one transaction with a statement
  * of the caller's (the request log's rows), so a charge and its log row are durable together before the answer is
@@ -83,6 +84,7 @@ export class CreditLedger extends Effect.Service<CreditLedger>()("@sift/auth/Cre
     }
 
     // Plans whose credits renew: a reservation after such an organization's cycle ended renews it first (rarely).
+    const renewingPlans = `{${Object.entries(Plans.plans).filter(([, plan]) => plan.renews).map(([name]) => name).join(",")}}`
     const renewing = sql.literal(`(${Object.entries(Plans.plans).filter(([, plan]) => plan.renews).map(([name]) => `'${name}'`).join(", ")})`)
 
     /**
@@ -115,6 +117,35 @@ export class CreditLedger extends Effect.Service<CreditLedger>()("@sift/auth/Cre
         (rows) => rows[0]
       )
 
+    /**
+     * `tryReserve` for a group of requests (of one or several organizations) as one call of `sift_credit_reserve`
+     * (migration `auth/0007`, a function so its plan is kept per connection): the organizations' hold
+     * counters locked in id order and read as they are now (a lock in a CTE returns the row's newest version, which the
+     * update below then changes), each organization's requests granted in order while their running sum fits its
+     * balance. Which items were granted (their indexes); the others go through `tryReserve` alone, which also renews a
+     * cycle, makes a missing counter and sweeps lapsed holds.
+     */
+    const reserveGroup = (items: ReadonlyArray<{ readonly id: string; readonly orgId: string; readonly credits: number; readonly expires: Date }>) =>
+      Effect.flatMap(now, (at) =>
+        Effect.map(
+          sql<{ granted: ReadonlyArray<number> | string | null }>`
+            SELECT set_config('synchronous_commit', 'off', true) AS async_commit, sift_credit_reserve(
+              ${JSON.stringify(items.map((item, i) => ({ i, id: item.id, org_id: item.orgId, credits: item.credits, expires_at: item.expires.toISOString() })))}::json,
+              ${at}, ${renewingPlans}::text[]) AS granted`,
+          (rows) => {
+            const granted = rows[0]?.granted ?? []
+            const indexes = new Set<number>(typeof granted === "string" ? JSON.parse(granted) : granted)
+            return items.map((_, i) => indexes.has(i))
+          }
+        ))
+
+    // Reservations made meanwhile share one statement: one organization's requests in flight take its counter's lock
+    // once a group instead of once each (each handing it to the next), which capped one organization's charged requests.
+    const reservations = yield* GroupCommit.make<{ readonly id: string; readonly orgId: string; readonly credits: number; readonly expires: Date }, boolean, SqlError>({
+      maxBatch: 256,
+      write: reserveGroup
+    })
+
     /** Releases the organization's lapsed reservations (their holds, not charged); whether there were any. */
     const sweep = (orgId: string, at: Date) =>
       Effect.map(
@@ -127,29 +158,15 @@ export class CreditLedger extends Effect.Service<CreditLedger>()("@sift/auth/Cre
       )
 
     /**
-     * The charges of a group as one statement: each reservation deleted (its credits, if it had not lapsed, become
+     * The charges of a group as one statement, `sift_credit_charge` (migration `auth/0007`): each reservation deleted (its credits, if it had not lapsed, become
      * settled), each organization charged what was delivered, one event per charge; the organizations' rows locked in id
      * order first (an init plan of the update), so two replicas' groups never deadlock; the commit made to wait for the
      * WAL. One row per organization charged (and one with nulls when none is).
      */
     const charging = (items: ReadonlyArray<{ reservation_id: string; org_id: string; request_id: string; credits: number }>, inline = false) =>
       sql<{ id: string | null; credits_remaining: string | number | null }>`
-        WITH c AS (
-          SELECT * FROM json_to_recordset(${inline ? literalJson(items) : JSON.stringify(items)}::json) AS t(reservation_id text, org_id text, request_id text, credits bigint)
-        ),
-        locked AS MATERIALIZED (SELECT id FROM organizations WHERE id IN (SELECT org_id FROM c) ORDER BY id FOR UPDATE),
-        released AS (DELETE FROM credit_reservations WHERE id IN (SELECT reservation_id FROM c) RETURNING org_id, credits),
-        sums AS (SELECT org_id, SUM(credits)::bigint AS credits FROM c GROUP BY org_id),
-        freed AS (SELECT org_id, SUM(credits)::bigint AS credits FROM released GROUP BY org_id),
-        charged AS (
-          UPDATE organizations o SET credits_remaining = o.credits_remaining - sums.credits,
-            credits_settled = o.credits_settled + COALESCE(freed.credits, 0)
-          FROM sums LEFT JOIN freed ON freed.org_id = sums.org_id
-          WHERE o.id = sums.org_id AND (SELECT count(*) FROM locked) >= 0
-          RETURNING o.id, o.credits_remaining
-        ),
-        events AS (INSERT INTO credit_events (org_id, request_id, credits) SELECT org_id, request_id, credits FROM c WHERE credits > 0)
-        SELECT charged.id, charged.credits_remaining FROM (SELECT ${GroupCommit.synchronousCommit(sql)} AS durable) d LEFT JOIN charged ON true`
+        SELECT c.org AS id, c.remaining AS credits_remaining FROM (SELECT ${GroupCommit.synchronousCommit(sql)} AS durable) d
+        LEFT JOIN LATERAL sift_credit_charge(${inline ? literalJson(items) : JSON.stringify(items)}::json) c ON true`
 
     /** A JSON value as a string literal, for a statement sent without parameters (`E'…'`, quotes doubled: read alike whatever the server's settings). */
     const literalJson = (value: unknown) => sql.literal(`E'${JSON.stringify(value).replace(/\\/g, "\\\\").replace(/'/g, "''")}'`)
@@ -279,8 +296,10 @@ export class CreditLedger extends Effect.Service<CreditLedger>()("@sift/auth/Cre
           const at = yield* now
           const reservation = { id: id("res_"), orgId, credits }
           const expires = new Date(at.getTime() + options.ttlMs)
+          // Usually granted with the group of reservations made meanwhile.
+          if (yield* reservations.submit({ id: reservation.id, orgId, credits, expires })) return reservation
           let swept = false
-          // Usually one pass. Otherwise: an ended cycle is renewed, a missing hold counter (a new organization, or after a
+          // Otherwise alone: an ended cycle is renewed, a missing hold counter (a new organization, or after a
           // database crash emptied them with the reservations) is made, lapsed reservations are released, and it goes again.
           for (let attempt = 0;; attempt++) {
             const row = yield* tryReserve(orgId, credits, at, reservation, expires)

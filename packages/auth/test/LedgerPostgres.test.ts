@@ -1,6 +1,6 @@
 /**
- * The PostgreSQL ledger's charge path: a charged request costs at most two round trips (reserve, commit), a group of
- * settled requests shares one transaction, and a reservation never waits for the organization's row (which a charge
+ * The PostgreSQL ledger's charge path: a charged request costs at most two round trips (reserve, commit), reservations
+ * in flight together share one statement, a group of settled requests shares one transaction, and a reservation never waits for the organization's row (which a charge
  * in flight, on this replica or another, holds until its WAL is on disk). Round trips are counted by a relay in front
  * of the server that reads the client's side of the wire protocol. And a database crash (which empties the unlogged
  * holds and reservations) leaves nothing held and every balance exact.
@@ -55,7 +55,11 @@ describe.skipIf(postgresUrl === null)("credit ledger on PostgreSQL: round trips 
 
         const table = `trips_rows_${unique()}`
         yield* sql`CREATE TABLE ${sql(table)} (id text PRIMARY KEY, remaining bigint NOT NULL)`
-        const holds = yield* Effect.forEach(Array.from({ length: 8 }, (_, i) => i), () => ledger.reserve(orgId, 2, { ttlMs: 60_000 }))
+        // Eight reservations in flight at once share a statement (the first may go alone, the others wait for it).
+        const grouped = yield* tripsOf(counter, Effect.forEach(Array.from({ length: 8 }, (_, i) => i), () => ledger.reserve(orgId, 2, { ttlMs: 60_000 }), { concurrency: 8 }))
+        expect(grouped.trips).toBeLessThanOrEqual(2)
+        const holds = grouped.value
+        expect(new Set(holds.map((hold) => hold.id)).size).toBe(8)
         const settled = yield* tripsOf(counter, ledger.settle(
           holds.map((reservation, i) => ({ reservation, credits: 1, requestId: `g${i}-${unique()}` })),
           (remaining) => sql`INSERT INTO ${sql(table)} (id, remaining) SELECT * FROM json_to_recordset(${JSON.stringify(remaining.map((n, i) => ({ id: `g${i}`, remaining: n })))}::json) AS t(id text, remaining bigint)`
@@ -158,5 +162,27 @@ describe.skipIf(postgresUrl === null)("credit ledger on PostgreSQL: round trips 
       // Every hold was settled: the whole balance can be held again.
       yield* Effect.provide(Effect.flatMap(Auth.CreditLedger.CreditLedger, (ledger) =>
         Effect.flatMap(ledger.reserve(a!, 940, { ttlMs: 60_000 }), ledger.release)), replicas[0]!)
+    }), { timeout: 60_000 })
+
+  it.scoped("a group of reservations is granted in order while it fits; one that does not fit is tried alone, so a later smaller one still gets what is left", () =>
+    Effect.gen(function*() {
+      const context = yield* Layer.build(layerAt(postgresUrl!))
+      yield* Effect.provide(Effect.gen(function*() {
+        const ledger = yield* Auth.CreditLedger.CreditLedger
+        const orgId = yield* orgWith(6)
+        yield* ledger.release(yield* ledger.reserve(orgId, 1, { ttlMs: 60_000 }))
+        // Two organizations in one group: each one's balance counts only its own requests.
+        const other = yield* orgWith(3)
+        yield* ledger.release(yield* ledger.reserve(other, 1, { ttlMs: 60_000 }))
+        const asked = [[orgId, 4], [other, 3], [orgId, 4], [orgId, 1], [other, 1]] as const
+        const outcomes = yield* Effect.forEach(asked, ([org, credits]) =>
+          Effect.map(Effect.exit(ledger.reserve(org, credits, { ttlMs: 60_000 })), (exit) => Exit.isSuccess(exit) ? credits : 0), { concurrency: 5 })
+        expect(outcomes).toEqual([4, 3, 0, 1, 0])
+        // Held: 5 of 6 and 3 of 3; nothing more fits until they are released.
+        expect(Exit.isFailure(yield* Effect.exit(ledger.reserve(orgId, 2, { ttlMs: 60_000 })))).toBe(true)
+        yield* ledger.release(yield* ledger.reserve(orgId, 1, { ttlMs: 60_000 }))
+        expect(Exit.isFailure(yield* Effect.exit(ledger.reserve(other, 1, { ttlMs: 60_000 })))).toBe(true)
+        expect((yield* ledger.balance(orgId)).remaining).toBe(6)
+      }), context)
     }), { timeout: 60_000 })
 })

@@ -56,6 +56,8 @@ export interface DiscoverOptions {
   readonly crawl?: "auto" | "always" | "never" | undefined
   /** Pages the link crawl fetches at most (default 100). */
   readonly maxCrawlPages?: number | undefined
+  /** Only what sitemaps list (a batch's sitemap source): the home page is neither listed nor read for the feeds it announces. */
+  readonly sitemapsOnly?: boolean | undefined
   /** Read and record the {@link UrlIndex} when one is provided (default true; false for zero data retention). */
   readonly useIndex?: boolean | undefined
   /** Called as the map grows (about every 200 ms while busy, and once at the end). */
@@ -130,7 +132,7 @@ const gather = (options: DiscoverOptions, site: string, sitemapUrl: string | und
     for (const origin of found.live) for (const path of commonLocations) sources.push({ url: origin.origin + path, declared: false })
     const walker = yield* makeWalker({ collector, headers })
     // The home page, read meanwhile, announces feeds at places no common location covers (`/blog/feed/`).
-    const announced = homePage(found.live[0]!.origin, headers, collector).pipe(
+    const announced = options.sitemapsOnly === true ? Effect.void : homePage(found.live[0]!.origin, headers, collector).pipe(
       Effect.flatMap((feeds) => walker.walk(feeds.map((url) => ({ url, declared: true }))))
     )
     yield* Effect.all([walker.walk(sources), announced], { concurrency: "unbounded", discard: true })

@@ -96,6 +96,8 @@ export const plan = (input: Input): Effect.Effect<Plan, BatchRefused | Errors.In
         maxLinks: maxUrls,
         urlRegex: source.controls?.regex,
         crawl: "never",
+        // Only the pages the sitemaps list are a sitemap source's (the home page too only when listed).
+        sitemapsOnly: true,
         useIndex: false
       }).pipe(Effect.mapError((error) => error._tag === "InvalidRequest" && error.field === "urlRegex"
         ? new Errors.InvalidRequest({ reason: "Invalid", field: "input.data.source.controls.regex", detail: error.detail })

@@ -54,10 +54,11 @@ beforeAll(async () => {
     "/loop2": FixtureSite.redirect("/loop")
   })
   const loc = (path: string) => `<url><loc>${site.url}${path}</loc></url>`
-  // Three entries name a page listed before them: /a again, with a fragment, and with a tracking parameter.
+  // Three entries name a page listed before them: /a again, with a fragment, and with a tracking parameter. The home
+  // page is not listed, so it is not the batch's.
   site.route("/sitemap.xml", FixtureSite.html(
     `<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">` +
-      ["/", "/a", "/b", "/a", "/a#top", "/a?utm_source=news", "/app", "/report.pdf", "/slow", "/throttled", "/loop"].map(loc).join("") +
+      ["/a", "/b", "/a", "/a#top", "/a?utm_source=news", "/app", "/report.pdf", "/slow", "/throttled", "/loop"].map(loc).join("") +
       `</urlset>`,
     { contentType: "application/xml" }
   ))
@@ -100,14 +101,14 @@ describe("batches over a site with faults (PGlite, Chromium)", () => {
   })
   const { balance, clientOf, records, refusal, settled, stored } = helpers(() => service)
 
-  it("a sitemap source: repeats counted in input.duplicates, links not followed; slow, 429, loop, PDF and script-drawn pages each recorded once", async () => {
+  it("a sitemap source: its listed pages only, repeats counted in input.duplicates, links not followed; slow, 429, loop, PDF and script-drawn pages each recorded once", async () => {
     const key = await service.key({ credits: 100 })
     const client = clientOf(key.secret)
     const made = await client.batch.submit({
       input: { mode: "crawl", data: { format: "markdown", source: { type: "sitemap", domain: site.url } } }
     })
-    // Eight distinct pages of eleven entries; a sitemap crawl's reservation is no ceiling.
-    expect(made.input).toEqual({ duplicates: 3, invalid: null, reserved: 8, reserved_is_ceiling: false, submitted: null })
+    // Seven distinct pages of ten entries; a sitemap crawl's reservation is no ceiling.
+    expect(made.input).toEqual({ duplicates: 3, invalid: null, reserved: 7, reserved_is_ceiling: false, submitted: null })
     expect(made.crawl).toEqual({
       follow_subdomains: false,
       max_depth: 0,
@@ -115,12 +116,12 @@ describe("batches over a site with faults (PGlite, Chromium)", () => {
       source: { type: "sitemap", domain: new URL(site.url).host },
       url_pattern: null
     })
-    expect(await balance(key.orgId)).toBe(92)
+    expect(await balance(key.orgId)).toBe(93)
 
     const batch = await settled(client, made.id)
     expect(batch.status).toBe("completed")
     const byPath = new Map((await records(client, made.id)).map((r) => [new URL(String(r["url"])).pathname, r]))
-    expect([...byPath.keys()].sort()).toEqual(["/", "/a", "/app", "/b", "/loop", "/report.pdf", "/slow", "/throttled"])
+    expect([...byPath.keys()].sort()).toEqual(["/a", "/app", "/b", "/loop", "/report.pdf", "/slow", "/throttled"])
     // Links on listed pages are not followed.
     expect(requested("/not-listed")).toBe(0)
     expect(requested("/a")).toBe(1)
@@ -136,9 +137,9 @@ describe("batches over a site with faults (PGlite, Chromium)", () => {
     // A redirect loop is that page's error, grouped in page_errors.
     expect(byPath.get("/loop")).toMatchObject({ status: "error", error_code: "WEBSITE_ACCESS_ERROR", message: expect.stringMatching(/redirect/i) })
     expect(batch.page_errors).toEqual([{ code: "WEBSITE_ACCESS_ERROR", count: 1 }])
-    expect(batch.progress).toEqual({ succeeded: 7, failed: 1, pending: 0 })
-    expect(batch.credits).toMatchObject({ reserved: 8, refunded: 1, net: 7 })
-    expect(await balance(key.orgId)).toBe(93)
+    expect(batch.progress).toEqual({ succeeded: 6, failed: 1, pending: 0 })
+    expect(batch.credits).toMatchObject({ reserved: 7, refunded: 1, net: 6 })
+    expect(await balance(key.orgId)).toBe(94)
   }, 120_000)
 
   it("a start_url crawl honours robots.txt, reads each page once and renders the script-drawn page", async () => {

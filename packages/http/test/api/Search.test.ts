@@ -193,7 +193,7 @@ describe("POST /web/search through the official SDK (SearXNG stand-in)", () => {
     const client = clientOf(withEngine, secret)
     engine.answers["slow widgets"] = [{ url: "http://news.test/widgets", title: "Widgets are back" }, { url: "http://news.test/slow", title: "Slow" }]
     const before = await balance(withEngine, orgId)
-    const partial = await client.web.search({ query: "slow widgets", markdownOptions: { enabled: true }, timeoutOpts: { milliseconds: 4_000, behavior: "return-partial" } }) as Searched & { partial?: boolean }
+    const partial = await client.web.search({ query: "slow widgets", markdownOptions: { enabled: true }, timeoutOpts: { milliseconds: 10_000, behavior: "return-partial" } }) as Searched & { partial?: boolean }
     expect(partial.partial).toBe(true)
     expect(partial.results.map((r) => r.markdown.code)).toEqual(["SUCCESS", "TIMEOUT"])
     expect(partial.key_metadata.credits_consumed).toBe(2)

@@ -99,6 +99,11 @@ export interface Filters {
   readonly limit: number
   /** What the first page saw (later pages); without it the listing takes a snapshot of its own. */
   readonly snapshot?: Snapshot | undefined
+  /**
+   * Only entries written after this earlier listing's snapshot (their transaction had not committed in it): what became
+   * visible since, whatever their timestamps (a request is timestamped when it starts, and written when it ends).
+   */
+  readonly newerThan?: Snapshot | undefined
 }
 
 /** A log entry as listed. */
@@ -308,6 +313,9 @@ export class RequestLog extends Effect.Service<RequestLog>()("@sift/http/Request
           sql`created_at >= ${filters.from}`,
           sql`created_at <= ${filters.to}`
         ]
+        if (filters.newerThan !== undefined) {
+          conditions.push(sql`written_by IS NOT NULL AND NOT pg_visible_in_snapshot(written_by, ${filters.newerThan.xids}::pg_snapshot)`)
+        }
         if (filters.path !== undefined) conditions.push(sql`path = ${filters.path}`)
         if (filters.keyId !== undefined) conditions.push(sql`key_id = ${filters.keyId}`)
         if (filters.statusCode !== undefined) conditions.push(sql`status_code = ${filters.statusCode}`)

@@ -108,19 +108,27 @@ const LogList = ({ query }: { query: URLSearchParams }) => {
     if (page === 1) setSnapshot(answer.headers.get("x-service-logs-snapshot"))
     return answer.body
   }, [key, page])
-  const [live, setLive] = useState(false)
+  // The live tail: the moment it was asked for (its `since`, fixed at the click so that a request made once the page
+  // says it is waiting is never older than it), and whether its stream is open yet.
+  const [tailSince, setTailSince] = useState<string | null>(null)
+  const [tailState, setTailState] = useState<"connecting" | "open" | "stopped">("connecting")
   const [tailed, setTailed] = useState<Array<Entry>>([])
+  const live = tailSince !== null
   useEffect(() => {
-    if (!live) return
+    if (tailSince === null) return
     setTailed([])
-    // From the moment the tail was asked for (the stream may connect a moment later); reconnects resume by event id.
-    const source = new EventSource(`/v1/console/logs/tail?since=${encodeURIComponent(new Date().toISOString())}`)
+    setTailState("connecting")
+    // A reconnect (EventSource's own) resumes after the last snapshot it was sent (`Last-Event-ID`).
+    const source = new EventSource(`/v1/console/logs/tail?since=${encodeURIComponent(tailSince)}`)
+    source.addEventListener("open", () => setTailState("open"))
+    // Closed for good when the answer was not a stream (a signed-out session); else it is reconnecting.
+    source.addEventListener("error", () => setTailState(source.readyState === EventSource.CLOSED ? "stopped" : "connecting"))
     source.addEventListener("entry", (event) => {
       const entry = JSON.parse((event as MessageEvent).data) as Entry
       setTailed((before) => before.some((e) => e.request_id === entry.request_id) ? before : [entry, ...before].slice(0, 200))
     })
     return () => source.close()
-  }, [live])
+  }, [tailSince])
 
   const apply = (event: Event) => {
     event.preventDefault()
@@ -139,7 +147,12 @@ const LogList = ({ query }: { query: URLSearchParams }) => {
     <section>
       <Header title="Logs">
         <label class="check">
-          <input type="checkbox" checked={live} onChange={(e) => setLive((e.target as HTMLInputElement).checked)} id="live-tail" />
+          <input
+            type="checkbox"
+            checked={live}
+            onChange={(e) => setTailSince((e.target as HTMLInputElement).checked ? new Date().toISOString() : null)}
+            id="live-tail"
+          />
           Live tail
         </label>
       </Header>
@@ -166,7 +179,16 @@ const LogList = ({ query }: { query: URLSearchParams }) => {
       {live ? (
         <div>
           <h2>Live <span class="small muted" aria-live="polite">({tailed.length} new)</span></h2>
-          {tailed.length === 0 ? <p class="muted">Waiting for requests… each one appears here as it is logged.</p> : <Table entries={tailed} id="tail-table" />}
+          <p class={tailState === "stopped" ? "error" : "muted"} id="tail-status" role="status">
+            {tailState === "stopped"
+              ? "The live tail stopped: sign in again, then turn it off and on."
+              : tailState === "connecting"
+              ? "Connecting to the live tail…"
+              : tailed.length === 0
+              ? "Waiting for requests… each one appears here as it is logged."
+              : "Each new request appears at the top as it is logged."}
+          </p>
+          {tailed.length > 0 ? <Table entries={tailed} id="tail-table" /> : null}
         </div>
       ) : null}
       <ErrorBox error={error} />

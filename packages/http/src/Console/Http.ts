@@ -17,7 +17,7 @@ import { createHash, randomBytes, randomUUID } from "node:crypto"
 import * as ErrorMapping from "../ErrorMapping.js"
 import { ApiFailure } from "../ErrorMapping.js"
 import * as Body from "../internal/body.js"
-import { RequestLog } from "../RequestLog.js"
+import { RequestLog, Snapshot } from "../RequestLog.js"
 import * as Session from "./Session.js"
 import * as Usage from "./Usage.js"
 
@@ -252,37 +252,40 @@ const addMember = Effect.gen(function*() {
 })
 
 /**
- * `text/event-stream` of the organization's new log entries (`event: entry`, `id:` the entry's timestamp), polled
- * once a second, from `?since=` or `Last-Event-ID` (at most an hour back), else from now.
+ * `text/event-stream` of the organization's new log entries (`event: entry`, oldest first), polled once a second,
+ * timestamped from `?since=` (the page's moment of asking; at most an hour back), else from now. Each poll sends what
+ * became visible since the previous one's database snapshot, whatever its timestamp: a request's entry is timestamped
+ * when it starts and written when it ends, so a slow request's entry lands after a quicker later one's, and a tail that
+ * moved its start past the newest timestamp sent would never send it. `id:` is that snapshot, and a reconnect's
+ * `Last-Event-ID` resumes from it.
  */
 const tail = Effect.gen(function*() {
   const signedIn = yield* caller
   const log = yield* RequestLog
+  const request = yield* HttpServerRequest.HttpServerRequest
   // The Node request under it (the API front's and the platform's both keep it as `source`): polling stops once the
   // browser has gone, instead of running out the stream's time.
-  const socket = ((yield* HttpServerRequest.HttpServerRequest) as unknown as { readonly source?: { readonly socket?: { readonly destroyed: boolean } } }).source?.socket
+  const socket = (request as unknown as { readonly source?: { readonly socket?: { readonly destroyed: boolean } } }).source?.socket
   const open = () => socket === undefined || !socket.destroyed
   const orgId = signedIn.context.org.id
-  // From `since` (the page's moment of asking) or, on a reconnect, the last event's id (its timestamp), at most an
-  // hour back; else from now.
-  const request = yield* HttpServerRequest.HttpServerRequest
-  const asked = request.headers["last-event-id"] ?? new URL(request.url, "http://x").searchParams.get("since") ?? ""
-  const askedAt = Date.parse(asked)
-  let since = new Date(Number.isNaN(askedAt) ? Date.now() : Math.min(Date.now(), Math.max(askedAt, Date.now() - 3_600_000)))
-  let seen = new Set<string>()
+  const askedAt = Date.parse(new URL(request.url, "http://x").searchParams.get("since") ?? "")
+  const since = new Date(Number.isNaN(askedAt) ? Date.now() : Math.min(Date.now(), Math.max(askedAt, Date.now() - 3_600_000)))
+  // Undefined until the first poll (everything from `since`), unless a reconnect names the last snapshot it got.
+  const resumed = request.headers["last-event-id"] ?? ""
+  let sent: Snapshot | undefined = resumed.length <= Snapshot.MAX_LENGTH ? Snapshot.parse(resumed) : undefined
   const started = Date.now()
   const encoder = new TextEncoder()
   const poll = Effect.map(
-    // Suspended: each poll reads from the last entry seen up to its own now.
-    Effect.orElseSucceed(Effect.suspend(() => log.list({ orgId, from: since, to: new Date(Date.now() + 1_000), page: 1, limit: 100 })), () => ({ items: [] as const })),
-    ({ items }) => {
-      const fresh = [...items].reverse().filter((item) => !seen.has(item.request_id))
-      if (fresh.length > 0) {
-        const last = fresh[fresh.length - 1]!
-        since = new Date(last.timestamp)
-        seen = new Set(items.filter((item) => item.timestamp === last.timestamp).map((item) => item.request_id))
-      }
-      const text = fresh.map((item) => `id: ${item.timestamp}\nevent: entry\ndata: ${JSON.stringify(item)}\n\n`).join("")
+    // Suspended: each poll reads up to its own now, and after the snapshot the previous one read in.
+    Effect.orElseSucceed(
+      Effect.suspend(() => log.list({ orgId, from: since, to: new Date(Date.now() + 1_000), page: 1, limit: 200, newerThan: sent })),
+      () => undefined
+    ),
+    (listed) => {
+      if (listed === undefined) return encoder.encode(": waiting\n\n")
+      sent = listed.snapshot
+      const id = Snapshot.format(listed.snapshot)
+      const text = [...listed.items].reverse().map((item) => `id: ${id}\nevent: entry\ndata: ${JSON.stringify(item)}\n\n`).join("")
       return encoder.encode(text === "" ? ": waiting\n\n" : text)
     }
   )

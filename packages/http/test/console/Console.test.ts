@@ -36,6 +36,10 @@ let pageText = "<main><h1>Prices</h1><p>Basic plan: 10 euros a month.</p></main>
 let receiver: Server
 let received: Array<{ id: string; type: string }> = []
 let receiverUrl: string
+let heldAsked!: () => void
+const heldAskedFor = new Promise<void>((resolve) => (heldAsked = resolve))
+let release!: () => void
+const heldRelease = new Promise<void>((resolve) => (release = resolve))
 
 beforeAll(async () => {
   // Built when missing or older than its sources (the service serves what is built).
@@ -48,7 +52,15 @@ beforeAll(async () => {
   browser = await chromium.launch({ executablePath: "/usr/lib/chromium/chromium", args: ["--no-sandbox", "--disable-dev-shm-usage"] })
   service = await TestService.start({ listener: true, env: { SIFT_PASSWORD_SCRYPT_LN: "14" } })
   origin = service.baseUrl.replace(/\/v1$/, "")
-  site = await FixtureSite.start({ "/prices": (_req, res) => FixtureSite.html(`<!doctype html><html><head><title>Prices</title></head><body>${pageText}</body></html>`)(_req, res, undefined as never) })
+  site = await FixtureSite.start({
+    "/prices": (_req, res) => FixtureSite.html(`<!doctype html><html><head><title>Prices</title></head><body>${pageText}</body></html>`)(_req, res, undefined as never),
+    // Answered only when the test releases it: a request that starts before another and is logged after it.
+    "/held": async (_req, res) => {
+      heldAsked()
+      await heldRelease
+      FixtureSite.html("<!doctype html><html><head><title>Held</title></head><body><p>Answered late.</p></body></html>")(_req, res, undefined as never)
+    }
+  })
   receiver = createServer((req, res) => {
     let body = ""
     req.on("data", (chunk) => (body += chunk))
@@ -194,13 +206,29 @@ describe("the web console", () => {
     expect(listed).toContain("400")
     await shoot(page, "logs")
     expect(await violations(page)).toEqual([])
-    // Live tail: a new call appears without reloading.
+    // Live tail: new calls appear without reloading. The page says it is waiting once its stream is open, with its
+    // start fixed at the click: a call made after that is never older than the tail.
     await page.check("#live-tail")
     await page.waitForSelector("text=Waiting for requests")
+    // A call that starts first and is logged last (its page is held) still appears, after a quicker later one: entries
+    // are timestamped when they start and written when they end.
+    const held = fetch(`${service.baseUrl}/web/scrape/markdown?url=${encodeURIComponent(`${site.url}/held`)}&tags=held`, { headers: { authorization: `Bearer ${secret}` } })
+    await heldAskedFor
     const tailed = await fetch(`${service.baseUrl}/web/scrape/markdown?url=${encodeURIComponent(`${site.url}/prices`)}&tags=tailed`, { headers: { authorization: `Bearer ${secret}` } })
     expect(tailed.status).toBe(200)
-    await page.waitForSelector("#tail-table code:has-text(\"/v1/web/scrape/markdown\")", { timeout: 15_000 })
-    expect(await page.locator("#tail-table tbody tr").count()).toBe(1)
+    const tailedId = (await tailed.json()).request_id as string
+    try {
+      await page.waitForSelector(`#tail-table a[aria-label="Details of ${tailedId}"]`, { timeout: 15_000 })
+      expect(await page.locator("#tail-table tbody tr").count()).toBe(1)
+    } finally {
+      release()
+    }
+    const heldAnswer = await held
+    expect(heldAnswer.status).toBe(200)
+    const heldId = (await heldAnswer.json()).request_id as string
+    await page.waitForSelector(`#tail-table a[aria-label="Details of ${heldId}"]`, { timeout: 15_000 })
+    expect(await page.locator("#tail-table tbody tr").count()).toBe(2)
+    expect(await page.locator("#tail-table code", { hasText: "/v1/web/scrape/markdown" }).count()).toBe(2)
     await page.uncheck("#live-tail")
     await page.check("#log-filters input[name=errors_only]")
     await page.click("#log-filters button[type=submit]")
@@ -209,7 +237,7 @@ describe("the web console", () => {
     await rows(page, "#logs-table tbody tr", 1)
     expect(await page.textContent("#logs-table tbody")).toContain("400")
     await go(page, `logs?status_code=200&path=${encodeURIComponent("/web/scrape/markdown")}`, "#logs-table")
-    await rows(page, "#logs-table tbody tr", 2)
+    await rows(page, "#logs-table tbody tr", 3)
     expect(await page.textContent("#logs-table tbody")).not.toContain("400")
     await go(page, "logs?error_code=WEBSITE_BLOCKED", "text=No entries match these filters")
     await go(page, `logs/${requestId}`, "#log-detail")
@@ -220,7 +248,7 @@ describe("the web console", () => {
 
     // Overview: the calls counted (per hour, as they were logged).
     await go(page, "overview", "#usage-table")
-    expect(await page.textContent("#requests-total")).toBe("3")
+    expect(await page.textContent("#requests-total")).toBe("4")
     expect(await page.textContent("#usage-table")).toContain("/v1/web/scrape/markdown")
     // Requests and credits over time, drawn per endpoint.
     expect(await page.locator(".chart canvas").count()).toBe(2)

@@ -204,6 +204,10 @@ const splitTitle = (title: string, hints: ReadonlyArray<string>): readonly [stri
   return first.length <= last.length ? asFirst : asLast
 }
 
+/** The brand part of a page title on `domain` ("Home | Acme" on acme.com → "Acme"), as retrievals read titles. */
+export const titleBrand = (title: string, domain: string): string =>
+  splitTitle(title, [squash(domain.replace(/^www\./, "").split(".")[0] ?? "")])[0]
+
 const RANGES: ReadonlyArray<readonly [number, string]> = [
   [10, "1 to 10"], [50, "11 to 50"], [200, "51 to 200"], [500, "201 to 500"], [1000, "501 to 1000"], [5000, "1001 to 5000"], [10000, "5001 to 10000"]
 ]

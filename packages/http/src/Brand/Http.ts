@@ -79,6 +79,7 @@ const decodeRetrieve = Schema.decodeUnknown(RetrieveBody, { onExcessProperty: "e
 type Lookup =
   | { readonly _tag: "Target"; readonly target: Brand.Target }
   | { readonly _tag: "Name"; readonly name: string }
+  | { readonly _tag: "Ticker"; readonly ticker: string; readonly exchange: string }
 
 /** A validated retrieval. */
 export interface Retrieval {
@@ -135,14 +136,15 @@ const lookupOf = (body: RetrieveBody): Either.Either<Lookup, Errors.InvalidReque
       return Either.right({ _tag: "Target", target: { domain: target.domain.replace(/:\d+$/, ""), url: target.url ?? new URL(body.direct_url.trim()).href } })
     }
     case "by_ticker": {
-      const listing = Tickers.find(body.ticker, body.ticker_exchange)
-      if (listing === undefined) {
-        return Either.left(new ErrorMapping.ApiFailure({ code: "NOT_FOUND", detail: `ticker: no listing of ${body.ticker.toUpperCase()} on ${body.ticker_exchange?.toUpperCase() ?? "NASDAQ"} is known` }))
-      }
+      const ticker = body.ticker.trim().toUpperCase()
+      if (!/^[A-Z0-9][A-Z0-9.\-]{0,15}$/.test(ticker)) return Either.left(invalid("ticker", "must be a stock ticker such as AAPL"))
+      const listing = Tickers.find(ticker, body.ticker_exchange)
+      // A ticker the table does not list is searched for (the search provider), as a name is.
+      if (listing === undefined) return Either.right({ _tag: "Ticker", ticker, exchange: body.ticker_exchange?.trim().toUpperCase() ?? "NASDAQ" })
       return Either.right({ _tag: "Target", target: { domain: listing.domain } })
     }
     case "by_name":
-      return Either.right({ _tag: "Name", name: body.name.trim() })
+      return body.name.trim() === "" ? Either.left(invalid("name", "must name a company")) : Either.right({ _tag: "Name", name: body.name.trim() })
     case "by_transaction": {
       const merchant = merchantOf(body.transaction_info)
       if (merchant.length < 2) return Either.left(invalid("transaction_info", "names no merchant"))
@@ -179,12 +181,49 @@ export type Services = Fetcher.Fetcher | SqlClient.SqlClient | BlobStore.BlobSto
 /** What a retrieval may fail with. */
 export type RetrieveError = Errors.InvalidRequest | Errors.WebsiteError | Errors.RequestTimeout | ErrorMapping.ApiFailure
 
-/** The domain of a name: retrieved brands first, then the URL index's titles, then the search provider. */
+/** Result URLs of the search provider for `query`; 503 `SEARCH_UNAVAILABLE` when none is configured or it fails. */
+const searchUrls = (query: string) =>
+  Effect.gen(function*() {
+    const search = yield* Effect.serviceOption(CompanyResolver.CompanySearch)
+    if (Option.isNone(search)) {
+      return yield* new Errors.WebsiteError({ reason: "SearchUnavailable", url: query, detail: "no search provider is configured (SIFT_SEARXNG_URL)" })
+    }
+    return yield* search.value.search(query)
+  })
+
+/**
+ * The domain of a name: a domain given as the name, retrieved brands, then the URL index's titles, then the search
+ * provider. Short names (IBM, HP, 3M) are names here, not refused as core's resolver refuses inputs under 4 characters.
+ */
 const domainOfName = (name: string) =>
   Effect.gen(function*() {
+    const direct = CompanyResolver.targetOf(name)
+    if (direct !== undefined && direct.url === undefined) return direct.domain
     const known = yield* ErrorMapping.dieOnInfrastructure(Store.domainByName(name))
     if (known !== undefined) return known
-    return yield* CompanyResolver.resolve(name)
+    const index = yield* Effect.serviceOption(CompanyResolver.CompanyIndex)
+    if (Option.isSome(index)) {
+      const mapped = yield* index.value.findDomain(name)
+      if (Option.isSome(mapped)) return mapped.value
+    }
+    const domain = CompanyResolver.pickDomain(yield* searchUrls(name))
+    if (domain === undefined) return yield* new Errors.WebsiteError({ reason: "NotFound", url: name, detail: "no website found for this name" })
+    return domain
+  })
+
+// Market-data, brokerage and filing sites: a ticker's results list them ahead of the company's own site.
+const MARKET_SITES =
+  /(^|\.)(yahoo\.com|nasdaq\.com|nyse\.com|marketwatch\.com|bloomberg\.com|reuters\.com|cnbc\.com|investing\.com|morningstar\.com|seekingalpha\.com|fool\.com|zacks\.com|tradingview\.com|stockanalysis\.com|macrotrends\.net|barrons\.com|wsj\.com|ft\.com|marketbeat\.com|finviz\.com|robinhood\.com|etoro\.com|companiesmarketcap\.com|stocktwits\.com|sec\.gov|otcmarkets\.com|londonstockexchange\.com|tmx\.com|euronext\.com|google\.com|wikipedia\.org)$/i
+
+/** The domain of a listed ticker the bundled table lacks: the first company site among the search results. */
+const domainOfTicker = (ticker: string, exchange: string) =>
+  Effect.gen(function*() {
+    const urls = yield* searchUrls(`"${ticker}" ${exchange} stock investor relations`)
+    const domain = CompanyResolver.pickDomain(urls.filter((url) => !MARKET_SITES.test(CompanyResolver.domainOf(url) ?? "")))
+    if (domain === undefined) {
+      return yield* new ErrorMapping.ApiFailure({ code: "NOT_FOUND", detail: `ticker: no company site found for ${ticker} on ${exchange}` })
+    }
+    return domain
   })
 
 /**
@@ -193,7 +232,10 @@ const domainOfName = (name: string) =>
  */
 export const obtain = (retrieval: Retrieval): Effect.Effect<Obtained, RetrieveError, Services> =>
   Effect.gen(function*() {
-    const target: Brand.Target = retrieval.lookup._tag === "Target" ? retrieval.lookup.target : { domain: yield* domainOfName(retrieval.lookup.name) }
+    const lookup = retrieval.lookup
+    const target: Brand.Target = lookup._tag === "Target"
+      ? lookup.target
+      : { domain: lookup._tag === "Name" ? yield* domainOfName(lookup.name) : yield* domainOfTicker(lookup.ticker, lookup.exchange) }
     const key = target.url === undefined ? `domain:${target.domain}` : `url:${target.url}`
     const kept = yield* ErrorMapping.dieOnInfrastructure(Store.get(key))
     const now = yield* Clock.currentTimeMillis
@@ -435,7 +477,7 @@ export const search: Handler<
   Errors.InvalidRequest,
   never,
   never,
-  SqlClient.SqlClient | CompanyResolver.CompanyIndex | HttpServerRequest.HttpServerRequest
+  SqlClient.SqlClient | HttpServerRequest.HttpServerRequest
 > = {
   validate: (caller) =>
     Effect.gen(function*() {
@@ -459,15 +501,19 @@ export const search: Handler<
   run: (_caller, input) =>
     Effect.gen(function*() {
       const rows = yield* Effect.orDie(Store.candidates(input.query, { fuzzy: input.typoTolerance > 0, limit: 200 }))
-      const ranked = rank(rows, input)
+      // Mapped sites (the URL index) by their home page's title, matched as names are; a retrieved brand's row wins.
+      const retrieved = new Set(rows.map((row) => row.domain))
+      const mapped = yield* Effect.orDie(Store.mappedCandidates(input.query, { typos: input.typoTolerance, limit: 200 }))
+      const mappedRows = mapped.filter((row) => !retrieved.has(row.domain)).map((row): Store.IndexRow => ({
+        domain: row.domain,
+        name: Brand.titleBrand(row.title, row.domain),
+        name_key: Store.normalize(row.title),
+        logo: "",
+        retrievals: 0
+      }))
+      const ranked = rank([...rows, ...mappedRows], input)
       const origin = yield* publicOrigin
       const results = ranked.map((row) => ({ domain: row.domain, name: row.name, logo: row.logo === "" ? "" : `${origin}${Assets.PATH_PREFIX}${row.logo}` }))
-      // Sites mapped through the URL index whose home page title names the query, when the brands kept do not fill the page.
-      if (input.byName && results.length < 10) {
-        const index = yield* CompanyResolver.CompanyIndex
-        const mapped = yield* index.findDomain(input.query)
-        if (Option.isSome(mapped) && !results.some((r) => r.domain === mapped.value)) results.push({ domain: mapped.value, name: "", logo: "" })
-      }
       return { body: { results }, credits: 1 }
     })
 }

@@ -124,6 +124,41 @@ export interface IndexRow {
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, "\\$&")
 
 /**
+ * Pieces of a query every match within `typos` edits contains unchanged: each word whole without typos, else cut into
+ * `typos + 1` runs (an edit touches at most one run of one word, so some run of some word survives).
+ */
+export const pieces = (query: string, typos: number): Array<string> => {
+  const out = new Set<string>()
+  for (const word of normalize(query).split(" ")) {
+    if (word === "") continue
+    const parts = Math.min(typos + 1, word.length)
+    const size = Math.ceil(word.length / parts)
+    for (let at = 0; at < word.length; at += size) out.add(word.slice(at, at + size))
+  }
+  return [...out]
+}
+
+/** A mapped site's home page: its domain and `<title>`. */
+export interface MappedRow {
+  readonly domain: string
+  readonly title: string
+}
+
+/**
+ * Home pages of mapped sites (the URL index, filled by maps and crawls) whose title holds a piece of the query or
+ * whose domain starts with it: the search's candidates beside retrieved brands; the caller ranks and filters them.
+ */
+export const mappedCandidates = (query: string, options: { readonly typos: number; readonly limit: number }) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => {
+    const patterns = pieces(query, options.typos).map((piece) => `%${escapeLike(piece)}%`)
+    const domainLike = `${escapeLike(query.trim().toLowerCase().replace(/^https?:\/\//, "").replace(/^www\./, ""))}%`
+    return sql<MappedRow>`SELECT site AS domain, title FROM url_index
+      WHERE key = site || '/' AND title IS NOT NULL AND title <> ''
+        AND (site LIKE ${domainLike} OR title ILIKE ANY (${textArray(patterns)}::text[]))
+      ORDER BY length(title), site LIMIT ${options.limit}`
+  })
+
+/**
  * Candidates for a search: exact and prefix matches of the name's words and of the domain, plus (with typo tolerance)
  * rows sharing a trigram with the query, best known first; the caller ranks and filters them.
  */

@@ -1,7 +1,8 @@
 /**
  * `by_ticker`: a small bundled table of stock tickers to company domains, written for Sift from the companies' own
  * public listing facts (the ticker and exchange each states on its investor-relations site). It covers about fifty
- * large companies listed on NASDAQ and NYSE; a ticker it does not know answers 404 `NOT_FOUND`. An operator can
+ * large companies listed on NASDAQ and NYSE; a ticker it does not know is searched for (503 `SEARCH_UNAVAILABLE`
+ * without a search provider, 404 `NOT_FOUND` when the search finds no company site). An operator can
  * extend it with `SIFT_BRAND_TICKERS_FILE` (JSON: `[{ "ticker", "exchange", "domain" }]`).
  *
  * @since 0.1.0

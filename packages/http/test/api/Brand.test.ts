@@ -1,5 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Auth from "@sift/auth"
+import { UrlIndex } from "@sift/core/UrlIndex"
+import { UrlIndexStore } from "@sift/store"
 import ContextDev from "context.dev"
 import { Effect } from "effect"
 import { mkdtempSync, writeFileSync } from "node:fs"
@@ -170,8 +172,12 @@ for (const backend of backends) {
       expect(named.brand.domain).toBe(acme)
       const listed = await client(secret).brand.retrieve({ type: "by_ticker", ticker: ticker.toLowerCase(), ticker_exchange: "NYSE" })
       expect(listed.brand.domain).toBe(acme)
+      // A ticker the table does not list needs the search provider: none here.
       const unlisted = await post(secret, "/brand/retrieve", { type: "by_ticker", ticker: "ZZZZQ" })
-      expect([unlisted.status, ((await unlisted.json()) as Record<string, any>).error_code]).toEqual([404, "NOT_FOUND"])
+      const unlistedBody = await unlisted.json() as Record<string, any>
+      expect([unlisted.status, unlistedBody.error_code, unlistedBody.key_metadata.credits_consumed]).toEqual([503, "SEARCH_UNAVAILABLE", 0])
+      const badTicker = await post(secret, "/brand/retrieve", { type: "by_ticker", ticker: "A B" })
+      expect([badTicker.status, ((await badTicker.json()) as Record<string, any>).message]).toEqual([400, expect.stringContaining("ticker")])
       expect(await balance(orgId)).toBe(before - 20)
     })
 
@@ -213,6 +219,29 @@ for (const backend of backends) {
       expect(await balance(orgId)).toBe(before - 4)
       const bad = await fetch(`${service.baseUrl}/brand/search?query=x&typoTolerance=3`, { headers: { authorization: `Bearer ${secret}` } })
       expect(bad.status).toBe(400)
+    })
+
+    it("search finds a mapped site (never retrieved) by its home page title: prefix, typo and domain, its name the title's brand part", async () => {
+      const { secret } = await service.key()
+      const sdk = client(secret)
+      const word = `${run}quill`
+      const mapped = `${run}-mapped.test`
+      // As a map of the site records it in the URL index: its home page and another page, both titled.
+      await service.run(Effect.flatMap(UrlIndex, (index) => index.record(mapped, [
+        { url: `https://www.${mapped}/`, title: `Home | ${word} Paper Co` },
+        { url: `https://${mapped}/about`, title: `About ${word} Stationers` }
+      ])).pipe(Effect.provide(UrlIndexStore.layer)))
+      const expected = { domain: mapped, name: `${word} Paper Co`, logo: "" }
+      expect((await sdk.brand.search({ query: word.slice(0, 8) })).results).toContainEqual(expected)
+      expect((await sdk.brand.search({ query: `${word} paper`, autocomplete: false })).results).toEqual([expected])
+      expect((await sdk.brand.search({ query: `${run}-mapp`, queryBy: ["domain"] })).results).toEqual([expected])
+      // One letter changed: nothing without tolerance, the site with it. The about page's title is not its name.
+      const typo = `${word.slice(0, -2)}x${word.slice(-1)}`
+      expect((await sdk.brand.search({ query: typo, autocomplete: false })).results).toEqual([])
+      expect((await sdk.brand.search({ query: typo, autocomplete: false, typoTolerance: 1 })).results).toEqual([expected])
+      expect((await sdk.brand.search({ query: "stationers", autocomplete: false })).results).not.toContainEqual(expected)
+      // Names only when asked by domain: the title is not searched.
+      expect((await sdk.brand.search({ query: word, queryBy: ["domain"] })).results).toEqual([])
     })
 
     it("prefetch queues a durable brand job for 0 credits outside rate limits; the retrieve after it is a cache hit", async () => {
@@ -257,7 +286,15 @@ describe("brand by_name through a search provider (a SearXNG stand-in served by 
     searxng = await FixtureSite.start({
       "/search": (req, res) => {
         const q = new URL(req.url ?? "/", "http://searxng.local").searchParams.get("q") ?? ""
-        const urls = q.toLowerCase().startsWith(`zeta ${run}`) ? ["https://www.linkedin.com/company/zeta", `http://${acme}/`] : []
+        const lower = q.toLowerCase()
+        // A ticker's results: market-data sites first, as a real engine lists them, then the company's own site.
+        const urls = lower.startsWith(`zeta ${run}`) || lower === "zq"
+          ? ["https://www.linkedin.com/company/zeta", `http://${acme}/`]
+          : lower.startsWith(`"${ticker.toLowerCase()}s" nyse stock`)
+          ? [`https://finance.yahoo.com/quote/${ticker}/`, `https://www.nasdaq.com/market-activity/stocks/${ticker.toLowerCase()}`, `https://en.wikipedia.org/wiki/${ticker}`, `http://${acme}/investors`]
+          : lower.startsWith(`"${ticker.toLowerCase()}x"`)
+          ? [`https://finance.yahoo.com/quote/${ticker}X/`, `https://www.marketwatch.com/investing/stock/${ticker.toLowerCase()}x`]
+          : []
         res.writeHead(200, { "content-type": "application/json" })
         res.end(JSON.stringify({ query: q, results: urls.map((url) => ({ url, title: url })) }))
       }
@@ -276,7 +313,25 @@ describe("brand by_name through a search provider (a SearXNG stand-in served by 
     expect([named.brand.domain, named.brand.title]).toEqual([acme, brandName])
     const transaction = await sdk.brand.retrieve({ type: "by_transaction", transaction_info: `SQ *ZETA ${run} 4411` })
     expect(transaction.brand.domain).toBe(acme)
-    expect(searxng.exchanges.filter((e) => e.path.includes("format=json")).length).toBe(2)
+    // A two-letter name is a name, searched (core's resolver refuses inputs under 4 characters).
+    const short = await sdk.brand.retrieve({ type: "by_name", name: "ZQ" })
+    expect(short.brand.domain).toBe(acme)
+    expect(searxng.exchanges.filter((e) => e.path.includes("format=json")).length).toBe(3)
+  })
+
+  it("resolves a ticker the bundled table lacks through the search provider, past market-data sites; none found is 404, uncharged", async () => {
+    const { secret } = await service.key()
+    const sdk = new ContextDev({ apiKey: secret, baseURL: service.baseUrl, maxRetries: 0 })
+    // Neither the bundled table nor this run's SIFT_BRAND_TICKERS_FILE lists `${ticker}S`: the engine is asked.
+    const searched = await sdk.brand.retrieve({ type: "by_ticker", ticker: `${ticker}S`, ticker_exchange: "NYSE" })
+    expect(searched.brand.domain).toBe(acme)
+    const missing = await fetch(`${service.baseUrl}/brand/retrieve`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" },
+      body: JSON.stringify({ type: "by_ticker", ticker: `${ticker}X`, ticker_exchange: "NYSE" })
+    })
+    const body = await missing.json() as Record<string, any>
+    expect([missing.status, body.error_code, body.key_metadata.credits_consumed]).toEqual([404, "NOT_FOUND", 0])
   })
 })
 

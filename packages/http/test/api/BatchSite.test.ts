@@ -2,13 +2,17 @@
  * Batches over a fixture site with the faults issue 18 lists, through the official SDK on the real service (PGlite,
  * real worker, real Chromium): a sitemap source whose sitemap repeats pages (`input.duplicates`), slow pages, a 429
  * with `Retry-After`, a redirect loop, a PDF, a page drawn by JavaScript, robots.txt in a link-following crawl, a crawl
- * whose start URL reads nothing (400, uncharged), and private targets refused by the address guard (never fetched,
- * refunded, a private crawl start refused uncharged).
+ * whose start URL reads nothing (400, uncharged), private targets refused by the address guard (never fetched,
+ * refunded, a private crawl start refused uncharged), results pages closing under ~8 MB, and batch.failed and
+ * batch.cancelled deliveries.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Auth from "@sift/auth"
 import ContextDev from "context.dev"
 import { Effect } from "effect"
+import { createHmac } from "node:crypto"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Pdf from "../../../core/test/convert/support/pdfFixtures.js"
 import * as FixtureSite from "../../../core/test/support/FixtureSite.js"
@@ -25,6 +29,18 @@ const timed = (path: string, handler: FixtureSite.Handler): FixtureSite.Handler 
   askedAt.set(path, [...askedAt.get(path) ?? [], Date.now()])
   return handler(req, res, exchange)
 }
+
+const big = (n: number): FixtureSite.Handler => {
+  const paragraph = `<p>Big page ${n}: ${"the tide tables of the harbour, measured every morning at four stations. ".repeat(40)}</p>`
+  return FixtureSite.html(
+    `<!doctype html><html><head><title>Big ${n}</title></head><body><main><h1>Big ${n}</h1>${paragraph.repeat(1_200)}</main></body></html>`
+  )
+}
+const held: Array<() => void> = []
+const HELD = 12
+
+// A webhook receiver: every event body with its headers.
+let receiver: { url: string; received: Array<{ headers: { [key: string]: unknown }; body: string }>; close: () => Promise<void> }
 
 let site: FixtureSite.Site
 const requested = (path: string) => site.exchanges.filter((e) => e.path.split("?")[0] === path).length
@@ -51,7 +67,13 @@ beforeAll(async () => {
       return page("Throttled once")(req, res, exchange)
     }),
     "/loop": FixtureSite.redirect("/loop2"),
-    "/loop2": FixtureSite.redirect("/loop")
+    "/loop2": FixtureSite.redirect("/loop"),
+    // About 3.4 MB of Markdown each: two fill a results page (~8 MB).
+    "/big/1": big(1),
+    "/big/2": big(2),
+    "/big/3": big(3),
+    // Answered only once released, so a batch of them is still running when it is cancelled.
+    ...Object.fromEntries(Array.from({ length: HELD }, (_, i) => [`/held/${i}`, ((_req, res) => void held.push(() => page(`Held ${i}`)(_req, res, undefined as never))) as FixtureSite.Handler]))
   })
   const loc = (path: string) => `<url><loc>${site.url}${path}</loc></url>`
   // Three entries name a page listed before them: /a again, with a fragment, and with a tracking parameter. The home
@@ -63,7 +85,24 @@ beforeAll(async () => {
     { contentType: "application/xml" }
   ))
 })
-afterAll(() => site?.close())
+beforeAll(async () => {
+  const received: Array<{ headers: { [key: string]: unknown }; body: string }> = []
+  const server = createServer((req, res) => {
+    let body = ""
+    req.on("data", (chunk) => (body += chunk))
+    req.on("end", () => {
+      received.push({ headers: req.headers, body })
+      res.writeHead(200).end()
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  receiver = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, received, close: () => new Promise((r) => server.close(() => r())) }
+})
+afterAll(async () => {
+  held.splice(0).forEach((release) => release())
+  await site?.close()
+  await receiver?.close()
+})
 
 type Row = { readonly [key: string]: unknown }
 
@@ -190,6 +229,80 @@ describe("batches over a site with faults (PGlite, Chromium)", () => {
     await settled(clientOf(one.secret), later.id)
     expect(await stored(one.orgId)).toBe(2)
   }, 60_000)
+
+  it("a results page closes early to stay under ~8 MB, and the cursor reads the rest", async () => {
+    const key = await service.key({ credits: 100 })
+    const client = clientOf(key.secret)
+    const made = await client.batch.submit({
+      input: { mode: "scrape", data: { format: "markdown", urls: [1, 2, 3].map((n) => ({ url: `${site.url}/big/${n}` })) } }
+    })
+    expect((await settled(client, made.id)).progress).toEqual({ succeeded: 3, failed: 0, pending: 0 })
+    const first = await client.batch.getResults(made.id, { limit: 10 })
+    const firstData = (first.data ?? []) as unknown as Array<Row>
+    // Three records of ~3.5 MB: the first page holds two (under 8 MB), although the limit allows ten.
+    expect(firstData.map((r) => new URL(String(r["url"])).pathname)).toEqual(["/big/1", "/big/2"])
+    expect(Buffer.byteLength(JSON.stringify(firstData))).toBeLessThan(8 * 1024 * 1024)
+    expect(Buffer.byteLength(JSON.stringify(firstData[0]))).toBeGreaterThan(3_000_000)
+    expect(first.has_more).toBe(true)
+    const rest = await client.batch.getResults(made.id, { limit: 10, cursor: first.next_cursor! })
+    expect(((rest.data ?? []) as unknown as Array<Row>).map((r) => new URL(String(r["url"])).pathname)).toEqual(["/big/3"])
+    expect(rest.has_more).toBe(false)
+  }, 120_000)
+
+  it("batch.failed and batch.cancelled are signed deliveries listed with the batch as source", async () => {
+    const key = await service.key({ credits: 100 })
+    const client = clientOf(key.secret)
+    const eventOf = (id: string) =>
+      eventually(async () => receiver.received.find((r) => JSON.parse(r.body).data?.batch?.id === id), 30_000)
+    const verify = (header: string, body: string, secret: string) => {
+      const parts = Object.fromEntries(header.split(",").map((p) => p.split("=") as [string, string]))
+      return createHmac("sha256", secret).update(`${parts["t"]}.${body}`).digest("hex") === parts["v1"]
+    }
+
+    // Every page fails: batch.failed.
+    const failing = await client.batch.submit({
+      input: { mode: "scrape", data: { format: "markdown", urls: [{ url: `${site.url}/loop` }] } },
+      webhook: { url: receiver.url, retry: {} }
+    })
+    expect((await settled(client, failing.id)).status).toBe("failed")
+    const failed = await eventOf(failing.id)
+    expect(failed.headers["x-service-event"]).toBe("batch.failed")
+    expect(verify(String(failed.headers["x-service-signature"]), failed.body, failing.webhook_secret!)).toBe(true)
+    expect(JSON.parse(failed.body)).toMatchObject({
+      type: "batch.failed",
+      data: { batch: { id: failing.id, status: "failed", failure: { code: "WEBSITE_ACCESS_ERROR" }, credits: { reserved: 1, refunded: 1 } } }
+    })
+
+    // Cancelled while its first pages are held (the drive reads 8 at once, 4 of a host): batch.cancelled, the pages it
+    // never started skipped and refunded. Released once the drive has had time to see the cancel (it looks every 0.5 s).
+    const cancelled = await client.batch.submit({
+      input: { mode: "scrape", data: { format: "markdown", urls: Array.from({ length: HELD }, (_, i) => ({ url: `${site.url}/held/${i}` })) } },
+      webhook: { url: receiver.url, retry: {} }
+    })
+    await eventually(async () => held.length >= 4 ? true : undefined, 30_000)
+    expect((await client.batch.cancel(cancelled.id)).status).toBe("cancelling")
+    await new Promise((r) => setTimeout(r, 2_000))
+    const releasing = setInterval(() => held.splice(0).forEach((release) => release()), 50)
+    const view = await settled(client, cancelled.id).finally(() => clearInterval(releasing))
+    expect(view.status).toBe("cancelled")
+    const read = view.progress.succeeded + view.progress.failed
+    expect(read).toBe(new Set(site.exchanges.filter((e) => e.path.startsWith("/held/")).map((e) => e.path)).size)
+    expect(view.progress.pending).toBe(HELD - read)
+    expect(view.progress.pending).toBeGreaterThan(0)
+    const event = await eventOf(cancelled.id)
+    expect(event.headers["x-service-event"]).toBe("batch.cancelled")
+    expect(verify(String(event.headers["x-service-signature"]), event.body, cancelled.webhook_secret!)).toBe(true)
+    const payload = JSON.parse(event.body)
+    expect(payload).toMatchObject({ type: "batch.cancelled", data: { batch: { id: cancelled.id, status: "cancelled" } } })
+    expect(payload.data.batch.progress).toEqual(view.progress)
+    expect(payload.data.batch.credits.refunded).toBe(HELD - view.progress.succeeded)
+
+    for (const [id, type] of [[failing.id, "batch.failed"], [cancelled.id, "batch.cancelled"]] as const) {
+      const listed = await client.webhooks.deliveries.list({ type: "batch", batch_id: id })
+      expect(listed.data).toHaveLength(1)
+      expect(listed.data[0]).toMatchObject({ event: type, source: { type: "batch", batch_id: id } })
+    }
+  }, 120_000)
 
   it("a crawl whose start URL reads nothing is refused with 400, nothing stored, nothing charged", async () => {
     const key = await service.key({ credits: 100 })

@@ -53,6 +53,16 @@ describe("readPage", () => {
     expect(category.productLinks).toEqual(["trail-jacket", "rain-shell", "down-parka"].map((s) => `http://${host}/p/${s}`))
   })
 
+  it("keeps at most 7 images, in the page's order, each once", () => {
+    const images = Array.from({ length: 10 }, (_, i) => `/img/kite-${i}.jpg`)
+    const product = { "@context": "https://schema.org", "@type": "Product", name: "Stunt Kite", sku: "KITE-1", image: [images[0], ...images],
+      offers: { "@type": "Offer", price: "79.00", priceCurrency: "EUR", availability: "https://schema.org/InStock" } }
+    const html = `<html><head><script type="application/ld+json">${JSON.stringify(product)}</script></head><body><h1>Stunt Kite</h1></body></html>`
+    const reading = readPage(html, `http://${host}/p/kite`)
+    expect(reading.product?.images).toEqual(images.slice(0, 7).map((path) => `http://${host}${path}`))
+    expect(reading.product?.image_url).toBe(`http://${host}/img/kite-0.jpg`)
+  })
+
   it("a SaaS pricing page is read by the deterministic table reader", () => {
     const html = `<html><head><title>Pricing | Loomly</title><meta property="og:site_name" content="Loomly"></head><body><main><h1>Pricing</h1>
       <div><h2>Free</h2><p>$0 forever</p><ul><li>1 project</li><li>Community support</li></ul></div>

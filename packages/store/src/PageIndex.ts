@@ -3,7 +3,8 @@
  * search on either backend (PGlite or PostgreSQL, same statements). One row per organization and page (`page_index`,
  * migrations under the `search` key): the title (weight A), headings (B) and main-content Markdown (C) as one
  * `tsvector` made with two configurations, `simple` (exact words, any language) and the page language's own
- * (stemmed: `english`, `german`, ... when the database has it). A query matches either. Pages asked for with ZDR are
+ * (stemmed: `english`, `german`, ... when the database has it). A query is read with `simple` and with the stemmed
+ * configurations of the organization's pages (at most four, the most used first) and matches any. Pages asked for with ZDR are
  * never given to it (its callers' rule); a row expires when the page's cache entry does (the cache's retention after
  * the page was fetched: a page read from the cache keeps its entry's age) and is swept like the cache's entries.
  *
@@ -16,6 +17,7 @@
  * @since 0.1.0
  */
 import * as SqlClient from "@effect/sql/SqlClient"
+import type { Fragment } from "@effect/sql/Statement"
 import { Context, Duration, Effect, Layer, Schedule, type Scope } from "effect"
 import * as CacheStore from "./CacheStore.js"
 
@@ -52,7 +54,7 @@ export interface IndexQuery {
   readonly excludeDomains?: ReadonlyArray<string> | undefined
   /** Only pages fetched at most this long ago. */
   readonly maxAgeMs?: number | undefined
-  /** The query's language, for its stemmed form (default English). */
+  /** The query's language, for its stemmed form, besides the languages of the organization's pages (English when none). */
   readonly language?: string | undefined
 }
 
@@ -289,33 +291,42 @@ export const make = (options: Options = {}): Effect.Effect<PageIndex["Type"], ne
       )
     }
 
-    // Pages per organization, counted at most once a minute: idf needs the collection's size, not its exact size.
-    const counted = new Map<string, { n: number; at: number }>()
-    const pageCount = (orgId: string) =>
+    // Pages per organization and the stemmed configurations they use (most pages first), read at most once a minute:
+    // idf needs the collection's size, not its exact size.
+    const counted = new Map<string, { n: number; configs: ReadonlyArray<string>; at: number }>()
+    const orgStats = (orgId: string) =>
       Effect.suspend(() => {
         const known = counted.get(orgId)
-        if (known !== undefined && Date.now() - known.at < 60_000) return Effect.succeed(known.n)
-        return Effect.map(sql<{ n: number }>`SELECT count(*)::float8 AS n FROM page_index WHERE org_id = ${orgId} AND expires_at > now()`, (rows) => {
-          const n = Number(rows[0]?.n ?? 0)
+        if (known !== undefined && Date.now() - known.at < 60_000) return Effect.succeed(known)
+        return Effect.map(sql<{ config: string; n: number }>`
+          SELECT config, count(*)::float8 AS n FROM page_index WHERE org_id = ${orgId} AND expires_at > now()
+          GROUP BY config ORDER BY n DESC, config`, (rows) => {
+          const stats = {
+            n: rows.reduce((sum, row) => sum + Number(row.n), 0),
+            configs: rows.map((row) => row.config).filter((config) => config !== "simple"),
+            at: Date.now()
+          }
           if (counted.size > 10_000) counted.clear()
-          counted.set(orgId, { n, at: Date.now() })
-          return n
+          counted.set(orgId, stats)
+          return stats
         })
       })
 
     const search = (query: IndexQuery): Effect.Effect<ReadonlyArray<IndexHit>> => {
       const text = query.text.trim()
       if (text === "") return Effect.succeed([])
-      const config = configOf(query.language ?? "en")
       const minIndexed = query.maxAgeMs === undefined ? null : new Date(Date.now() - query.maxAgeMs)
-      // Operator queries: websearch syntax in either configuration.
-      const run = (mode: "all" | "any") =>
+      // `read` of simple (exact words) and of each stemmed configuration a query may meet (the query's language
+      // when given, those of the organization's pages: at most four, the most used first; English when none), joined by ||.
+      const eachConfig = (configs: ReadonlyArray<string>, read: (config: Fragment | string) => Fragment) =>
+        sql.join(" || ", false)([read(sql.literal("'simple'")), ...configs.map((config) => read(config))])
+      // Operator queries: websearch syntax in any of those configurations.
+      const run = (mode: "all" | "any", configs: ReadonlyArray<string>) =>
         sql<{ url: string; title: string; snippet: string; rank: number; indexedAt: unknown }>`
           WITH q AS (
             SELECT CASE WHEN ${mode} = 'all'
-              THEN websearch_to_tsquery('simple', ${text}) || websearch_to_tsquery(${config}::regconfig, ${text})
-              ELSE replace(plainto_tsquery('simple', ${text})::text, '&', '|')::tsquery ||
-                replace(plainto_tsquery(${config}::regconfig, ${text})::text, '&', '|')::tsquery
+              THEN ${eachConfig(configs, (config) => sql`websearch_to_tsquery(${config}::regconfig, ${text})`)}
+              ELSE ${eachConfig(configs, (config) => sql`replace(plainto_tsquery(${config}::regconfig, ${text})::text, '&', '|')::tsquery`)}
             END AS query
           ), inc AS (SELECT jsonb_array_elements_text(${domainsJson(query.includeDomains)}::jsonb) AS d),
           exc AS (SELECT jsonb_array_elements_text(${domainsJson(query.excludeDomains)}::jsonb) AS d)
@@ -332,10 +343,9 @@ export const make = (options: Options = {}): Effect.Effect<PageIndex["Type"], ne
       // Plain words: BM25's idf of each word among the organization's live pages, then one ranked pass. A word the
       // database's statistics list as common (ANALYZE's most common lexemes) is weighed by that frequency; the others
       // are rare, so counting their pages exactly is cheap (the index's pending list is kept short for it).
-      const weighted = (terms: ReadonlyArray<string>) =>
+      const weighted = (terms: ReadonlyArray<string>, n: number, configs: ReadonlyArray<string>) =>
         Effect.gen(function*() {
-          const n = yield* pageCount(query.orgId)
-          const queryOf = (word: string) => sql`(plainto_tsquery(${config}::regconfig, ${word}) || plainto_tsquery('simple', ${word}))`
+          const queryOf = (word: string | Fragment) => sql`(${eachConfig(configs, (config) => sql`plainto_tsquery(${config}::regconfig, ${word})`)})`
           // One statement: each word's lexemes, its page frequency among ANALYZE's most common lexemes (from the
           // statistics, never counted), or else (rare words) its pages counted exactly.
           const lexemes = yield* sql<{ word: string; lexemes: ReadonlyArray<string> | string; common: number; df: number | null }>`
@@ -343,7 +353,7 @@ export const make = (options: Options = {}): Effect.Effect<PageIndex["Type"], ne
               SELECT most_common_elems::text::text[] AS elems, most_common_elem_freqs::float8[] AS freqs
               FROM pg_stats WHERE tablename = 'page_index' AND attname = 'document' LIMIT 1
             ), words AS (
-              SELECT w.word, w.at, tsvector_to_array(to_tsvector(${config}::regconfig, w.word) || to_tsvector('simple', w.word)) AS lexemes
+              SELECT w.word, w.at, tsvector_to_array(${eachConfig(configs, (config) => sql`to_tsvector(${config}::regconfig, w.word)`)}) AS lexemes
               FROM jsonb_array_elements_text(${JSON.stringify(terms)}::jsonb) WITH ORDINALITY AS w(word, at)
             ), weighed AS MATERIALIZED (
               SELECT words.*, coalesce((SELECT max(s.freqs[array_position(s.elems, l)]) FROM stats s, unnest(words.lexemes) AS l), 0)::float8 AS common
@@ -351,7 +361,7 @@ export const make = (options: Options = {}): Effect.Effect<PageIndex["Type"], ne
             )
             SELECT word, lexemes, common,
               CASE WHEN common > 0 THEN NULL ELSE (SELECT count(*) FROM page_index p WHERE p.org_id = ${query.orgId}
-                AND p.document @@ (plainto_tsquery(${config}::regconfig, weighed.word) || plainto_tsquery('simple', weighed.word))
+                AND p.document @@ ${queryOf(sql`weighed.word`)}
                 AND p.expires_at > now())::float8 END AS df
             FROM weighed ORDER BY at`
           const rowOf = new Map(lexemes.map((row) => [row.word, row]))
@@ -398,7 +408,11 @@ export const make = (options: Options = {}): Effect.Effect<PageIndex["Type"], ne
         // Quoted phrases, exclusions and OR say exactly what must match: websearch syntax, ranked by ts_rank.
         const operators = /"|(^|\s)-\S|\sOR\s/.test(text)
         const terms = [...new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])].slice(0, 32)
-        const rows = operators ? yield* run("all") : terms.length === 0 ? [] : yield* weighted(terms)
+        const stats = yield* orgStats(query.orgId)
+        const asked = query.language === undefined ? [] : [configOf(query.language)]
+        const found = [...new Set([...asked, ...stats.configs])].filter((config) => config !== "simple").slice(0, 4)
+        const configs = found.length > 0 ? found : [configOf("en")]
+        const rows = operators ? yield* run("all", configs) : terms.length === 0 ? [] : yield* weighted(terms, stats.n, configs)
         return rows.map((row) => ({ url: row.url, title: row.title, snippet: row.snippet, rank: Number(row.rank), indexedAt: Math.round(toMillis(row.indexedAt)) }))
       }).pipe(
         // A query PostgreSQL cannot read as text search (only stop words, say) finds nothing rather than failing.

@@ -39,6 +39,10 @@ for (const backend of backends) {
           // German pages stem with the German configuration; exact words match in any language.
           expect((yield* index.search({ orgId: org, text: "Kondensator", limit: 10, language: "de" })).map((h) => h.url)).toEqual([`https://${site}/de`])
           expect((yield* index.search({ orgId: org, text: "leuchtende", limit: 10 })).map((h) => h.url)).toEqual([`https://${site}/de`])
+          // A query with no language is also stemmed with the configurations of the organization's pages: an inflection
+          // the German page does not contain finds it through German stemming (English and exact words would not).
+          expect((yield* index.search({ orgId: org, text: "leuchtenden Kondensatoren", limit: 10 })).map((h) => h.url)).toEqual([`https://${site}/de`])
+          expect((yield* index.search({ orgId: org, text: "leuchtenden", limit: 10 })).map((h) => h.url)).toEqual([`https://${site}/de`])
           // Some words only, when all of them find too little.
           const partial = yield* index.search({ orgId: org, text: "debian factory", limit: 10 })
           expect(partial.map((h) => h.url).sort()).toEqual([`https://${site}/blog`, `https://docs.${site}/install`].sort())

@@ -1,9 +1,9 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Auth from "@sift/auth"
 import { UrlIndex } from "@sift/core/UrlIndex"
-import { UrlIndexStore } from "@sift/store"
+import { BlobStore, UrlIndexStore } from "@sift/store"
 import ContextDev from "context.dev"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
 import * as Acme from "../../../core/test/brand/support/acme.js"
 import { type Hosts, startSites } from "../../../core/test/discovery/support/sites.js"
 import * as FixtureSite from "../../../core/test/support/FixtureSite.js"
+import * as HostedFiles from "../../src/Images/HostedFiles.js"
 import * as TestService from "../support/TestService.js"
 import { eventually } from "../support/eventually.js"
 
@@ -105,6 +106,19 @@ for (const backend of backends) {
       expect(svg.headers.get("content-security-policy")).toContain("sandbox")
       expect(await svg.text()).toBe(Acme.logoSvg())
       expect((await fetch(`${service.baseUrl}/assets/${"0".repeat(64)}.png`)).status).toBe(404)
+      // Long-lived, unlike the 24-hour hosted files: aged two days, the hosted-file sweep removes a hosted file and
+      // leaves every asset.
+      const hosted = `${run}-aged`
+      await service.run(Effect.gen(function*() {
+        const blobs = yield* BlobStore.BlobStore
+        yield* blobs.put(`hosted-file/${hosted}`, new Uint8Array([1, 2, 3]), { contentType: "image/png" })
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`UPDATE blobs SET created_at = now() - interval '2 days' WHERE starts_with(key, 'brand-asset/') OR key = ${`hosted-file/${hosted}`}`
+        yield* HostedFiles.sweep
+        expect(Option.isNone(yield* blobs.get(`hosted-file/${hosted}`))).toBe(true)
+      }).pipe(Effect.provide(BlobStore.layerSql)))
+      for (const logo of brand.logos ?? []) expect([logo.url, (await fetch(logo.url!)).status]).toEqual([logo.url, 200])
+      expect((await fetch(brand.backdrops![0]!.url!)).status).toBe(200)
 
       const second = await sdk.brand.retrieve({ type: "by_domain", domain: `https://www.${acme}/` })
       expect(second.cache_metadata.status).toBe("hit")

@@ -90,7 +90,17 @@ const App = () => {
   const reloadSession = () => api<SessionView>("GET", "/v1/console/session").then(setSession, () => undefined)
   return (
     <div class="shell">
-      <a class="skip" href="#main">Skip to content</a>
+      {/* Moves focus, not the hash: the hash is the route (`#main` would be a page that does not exist). */}
+      <a
+        class="skip"
+        href="#main"
+        onClick={(event) => {
+          event.preventDefault()
+          ;(document.getElementById("page-title") ?? document.getElementById("main"))?.focus()
+        }}
+      >
+        Skip to content
+      </a>
       <header class="top">
         <button type="button" class="menu secondary" aria-expanded={menuOpen} aria-controls="nav" onClick={() => setMenuOpen(!menuOpen)}>
           Menu
@@ -118,7 +128,7 @@ const App = () => {
           ))}
         </ul>
       </nav>
-      <main id="main">
+      <main id="main" tabIndex={-1}>
         {page === "overview" ? <Overview session={session} /> : null}
         {page === "keys" ? <Keys session={session} /> : null}
         {page === "logs" ? <Logs id={route.parts[1]} query={route.query} /> : null}

@@ -55,7 +55,7 @@ export const Snippet = ({ text, label }: { text: string; label: string }) => (
       <span class="small muted">{label}</span>
       <CopyButton text={text} label={`Copy ${label}`} />
     </div>
-    <pre>
+    <pre tabIndex={0} aria-label={label}>
       <code>{text}</code>
     </pre>
   </div>

@@ -1,6 +1,6 @@
 import { useEffect, useState } from "preact/hooks"
 import { api, ApiError } from "../api"
-import { Empty, ErrorBox, Field, Header, Pill, useLoad, when } from "../ui"
+import { CopyButton, Empty, ErrorBox, Field, Header, Pill, useLoad, when } from "../ui"
 
 interface Batch {
   readonly id: string
@@ -36,6 +36,8 @@ export const Batches = () => {
   const [batches, error, , reload] = useLoad(() => api<{ data: Array<Batch> }>("GET", "/v1/batch/list", { query: { limit: 50 } }).then((a) => a.data), [])
   const [formError, setFormError] = useState<unknown>(undefined)
   const [actionError, setActionError] = useState<unknown>(undefined)
+  // A webhook batch's signing secret, shown once (the submit answer is the only place it is given).
+  const [secret, setSecret] = useState<{ batch: string; secret: string } | null>(null)
   const missing = error instanceof ApiError && error.status === 404
   const active = batches?.some((b) => ACTIVE.has(b.status)) ?? false
   // Live progress: polled every 2 seconds while a batch is active.
@@ -50,11 +52,13 @@ export const Batches = () => {
     const formEl = event.target as HTMLFormElement
     const form = new FormData(formEl)
     const urls = String(form.get("urls") ?? "").split(/\s+/).filter((u) => u !== "").map((url) => ({ url }))
+    const webhook = String(form.get("webhook") ?? "").trim()
     try {
-      await api("POST", "/v1/batch/submit", {
-        body: { input: { mode: "scrape", data: { format: String(form.get("format")), urls } } },
+      const made = await api<{ id: string; webhook_secret?: string }>("POST", "/v1/batch/submit", {
+        body: { input: { mode: "scrape", data: { format: String(form.get("format")), urls } }, ...(webhook === "" ? {} : { webhook: { url: webhook, retry: {} } }) },
         headers: { "idempotency-key": crypto.randomUUID() }
       })
+      setSecret(made.webhook_secret === undefined ? null : { batch: made.id, secret: made.webhook_secret })
       setFormError(undefined)
       formEl.reset()
       reload()
@@ -89,6 +93,9 @@ export const Batches = () => {
         <Field label="URLs" hint="One per line, up to 25,000; one credit each is held and the unused ones refunded when the batch ends">
           <textarea name="urls" rows={4} required placeholder={"https://example.com/a\nhttps://example.com/b"} />
         </Field>
+        <Field label="Webhook URL" hint="Optional: the event of the batch's end is POSTed here, signed, with retries; see Deliveries">
+          <input name="webhook" type="url" placeholder="https://hooks.example.com/sift" />
+        </Field>
         <div class="row end">
           <Field label="Format">
             <select name="format">
@@ -99,8 +106,14 @@ export const Batches = () => {
           <button type="submit">Submit batch</button>
         </div>
         <ErrorBox error={formError} />
-        <p class="small muted">Whole-site crawls and webhooks: <code>POST /v1/batch/submit</code> or <code>sift batch submit</code> (docs/batch.md).</p>
+        <p class="small muted">Whole-site crawls and other options: <code>POST /v1/batch/submit</code> or <code>sift batch submit</code> (docs/batch.md).</p>
       </form>
+      {secret !== null ? (
+        <div class="card notice" id="batch-webhook-secret" role="status">
+          <p>Batch <code>{secret.batch}</code>'s webhook signing secret, shown only now (verify <code>X-Service-Signature</code> with it):</p>
+          <p><code>{secret.secret}</code> <CopyButton text={secret.secret} label="Copy secret" /></p>
+        </div>
+      ) : null}
       <ErrorBox error={error ?? actionError} />
       {batches !== undefined && batches.length === 0 ? <Empty title="No batches yet"><p>Submit a list of URLs above; its progress shows here as pages are read, and its results can be downloaded as NDJSON when it ends.</p></Empty> : null}
       {batches !== undefined && batches.length > 0 ? (
@@ -121,6 +134,7 @@ export const Batches = () => {
                     ))}
                   </td>
                   <td>
+                    <a class="small" href={`#/deliveries?batch_id=${encodeURIComponent(b.id)}`} aria-label={`Webhook deliveries of ${b.id}`}>Deliveries</a>{" "}
                     {ACTIVE.has(b.status) && b.status !== "cancelling"
                       ? <button type="button" class="danger" onClick={() => act(() => api("POST", `/v1/batch/${b.id}/cancel`))} aria-label={`Cancel ${b.id}`}>Cancel</button>
                       : null}

@@ -4,8 +4,8 @@ import { Empty, ErrorBox, Header, Pill, useLoad, when } from "../ui"
 
 interface Delivery {
   readonly id: string
-  readonly monitor_id: string
-  readonly run_id: string
+  /** What it reports on: a monitor (and its run) or a batch. */
+  readonly source: { readonly type: "monitor"; readonly monitor_id: string } | { readonly type: "batch"; readonly batch_id: string }
   readonly event_id: string
   readonly event_type: string
   readonly url: string
@@ -49,12 +49,22 @@ const Attempts = ({ id, version }: { id: string; version: number }) => {
   )
 }
 
-/** Webhook deliveries: list (per monitor), attempts, replay. */
+/** Webhook deliveries: list (of monitors or of batches, or of one of them), attempts, replay. */
 export const Deliveries = ({ query }: { query: URLSearchParams }) => {
   const monitorId = query.get("monitor_id") ?? undefined
+  const batchId = query.get("batch_id") ?? undefined
+  const type = batchId !== undefined || query.get("type") === "batch" ? "batch" : "monitor"
   const [deliveries, error, loading, reload] = useLoad(
-    () => api<{ data: Array<Delivery> }>("POST", "/v1/webhooks/deliveries", { body: { type: "monitor", limit: 100, ...(monitorId === undefined ? {} : { monitor_id: monitorId }) } }).then((a) => a.data),
-    [monitorId]
+    () =>
+      api<{ data: Array<Delivery> }>("POST", "/v1/webhooks/deliveries", {
+        body: {
+          type,
+          limit: 100,
+          ...(type === "monitor" && monitorId !== undefined ? { monitor_id: monitorId } : {}),
+          ...(batchId !== undefined ? { batch_id: batchId } : {})
+        }
+      }).then((a) => a.data),
+    [type, monitorId, batchId]
   )
   const [open, setOpen] = useState<string | null>(null)
   const [version, setVersion] = useState(0)
@@ -79,14 +89,22 @@ export const Deliveries = ({ query }: { query: URLSearchParams }) => {
   }
   return (
     <section>
-      <Header title="Deliveries">{monitorId !== undefined ? <a class="button secondary" href="#/deliveries">All monitors</a> : null}</Header>
-      {monitorId !== undefined ? <p class="muted">Deliveries of monitor <a href={`#/monitors/${monitorId}`}><code>{monitorId}</code></a>.</p> : null}
+      <Header title="Deliveries">
+        <div role="group" aria-label="Whose deliveries" class="segmented">
+          <a class={type === "monitor" && monitorId === undefined ? "button" : "button secondary"} href="#/deliveries" aria-current={type === "monitor" && monitorId === undefined ? "page" : undefined}>Monitors</a>
+          <a class={type === "batch" && batchId === undefined ? "button" : "button secondary"} href="#/deliveries?type=batch" aria-current={type === "batch" && batchId === undefined ? "page" : undefined}>Batches</a>
+        </div>
+      </Header>
+      {type === "monitor" && monitorId !== undefined ? <p class="muted">Deliveries of monitor <a href={`#/monitors/${monitorId}`}><code>{monitorId}</code></a>.</p> : null}
+      {batchId !== undefined ? <p class="muted">Deliveries of batch <a href="#/batches"><code>{batchId}</code></a>.</p> : null}
       {notice !== null ? <p role="status" class="notice">{notice}</p> : null}
       <ErrorBox error={error ?? actionError} />
       {loading && deliveries === undefined ? <p>Loading…</p> : null}
       {deliveries !== undefined && deliveries.length === 0 ? (
         <Empty title="No webhook deliveries yet">
-          <p>Give a monitor a webhook URL (under <a href="#/monitors">Monitors</a>); each change and run it reports is delivered, signed, and listed here with every attempt. A finished delivery can be replayed for 7 days.</p>
+          {type === "batch"
+            ? <p>Submit a batch with a webhook URL (under <a href="#/batches">Batches</a>); the event of its end is delivered, signed, and listed here with every attempt. A finished delivery can be replayed for 7 days.</p>
+            : <p>Give a monitor a webhook URL (under <a href="#/monitors">Monitors</a>); each change and run it reports is delivered, signed, and listed here with every attempt. A finished delivery can be replayed for 7 days.</p>}
         </Empty>
       ) : null}
       {deliveries !== undefined && deliveries.length > 0 ? (
@@ -100,6 +118,9 @@ export const Deliveries = ({ query }: { query: URLSearchParams }) => {
                 <Pill text={d.status} tone={tone(d.status)} />
                 <span class="small muted">{d.attempts} attempt{d.attempts === 1 ? "" : "s"}{d.last_status !== null ? `, last answer ${d.last_status}` : ""}</span>
                 <code class="small">{d.url}</code>
+                {d.source.type === "batch"
+                  ? <a class="small" href={`#/deliveries?batch_id=${encodeURIComponent(d.source.batch_id)}`}>batch <code>{d.source.batch_id}</code></a>
+                  : <a class="small" href={`#/deliveries?monitor_id=${encodeURIComponent(d.source.monitor_id)}`}>monitor <code>{d.source.monitor_id}</code></a>}
                 <button type="button" class="secondary" onClick={() => replay(d)} aria-label={`Replay delivery ${d.id}`}>Replay</button>
               </div>
               {open === d.id ? <Attempts id={d.id} version={version} /> : null}

@@ -75,8 +75,8 @@ const LogDetail = ({ id }: { id: string }) => {
             </dl>
           </div>
           <div class="split">
-            <div class="card"><h2>Request (redacted)</h2><pre class="json">{JSON.stringify(entry.input, null, 2)}</pre></div>
-            <div class="card"><h2>Response (redacted)</h2><pre class="json">{JSON.stringify(entry.response, null, 2)}</pre></div>
+            <div class="card"><h2>Request (redacted)</h2><pre class="json" tabIndex={0} aria-label="The request, redacted">{JSON.stringify(entry.input, null, 2)}</pre></div>
+            <div class="card"><h2>Response (redacted)</h2><pre class="json" tabIndex={0} aria-label="The response, redacted">{JSON.stringify(entry.response, null, 2)}</pre></div>
           </div>
         </>
       ) : null}

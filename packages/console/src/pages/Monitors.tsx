@@ -49,7 +49,7 @@ const tone = (status: string) => (status === "active" || status === "completed" 
 
 /** A unified diff as lines coloured by what happened to them. */
 export const Diff = ({ diff }: { diff: string }) => (
-  <pre class="diff" aria-label="Changes, lines starting with + were added and - removed">
+  <pre class="diff" tabIndex={0} aria-label="Changes, lines starting with + were added and - removed">
     {diff.split("\n").map((line, i) => {
       const kind = line.startsWith("+++") || line.startsWith("---") ? "meta" : line.startsWith("@@") ? "hunk" : line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : "same"
       return <span key={i} class={`line ${kind}`}>{line}{"\n"}</span>
@@ -130,7 +130,7 @@ const ChangeView = ({ id }: { id: string }) => {
       {typeof change.diff === "string" ? <Diff diff={change.diff} /> : null}
       {change.added_urls !== undefined && change.added_urls.length > 0 ? <><h4>Added URLs</h4><ul>{change.added_urls.map((u) => <li key={u}><code>{u}</code></li>)}</ul></> : null}
       {change.removed_urls !== undefined && change.removed_urls.length > 0 ? <><h4>Removed URLs</h4><ul>{change.removed_urls.map((u) => <li key={u}><code>{u}</code></li>)}</ul></> : null}
-      {change.diff === undefined && change.added_urls === undefined ? <pre class="json">{JSON.stringify(change, null, 2)}</pre> : null}
+      {change.diff === undefined && change.added_urls === undefined ? <pre class="json" tabIndex={0} aria-label="The change">{JSON.stringify(change, null, 2)}</pre> : null}
     </div>
   )
 }

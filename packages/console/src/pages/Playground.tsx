@@ -86,10 +86,10 @@ export const Playground = () => {
             <code>{result.url}</code> · cache {result.cache_metadata?.status ?? "—"} · {result.key_metadata?.credits_consumed ?? 0} credit(s) · request_id <code>{result.request_id}</code>
           </p>
           <div class="split">
-            {result.markdown.requested ? <div class="card"><h2>Markdown</h2><pre class="output" id="out-markdown">{result.markdown.data}</pre></div> : null}
-            {result.html.requested ? <div class="card"><h2>HTML</h2><pre class="output">{result.html.data}</pre></div> : null}
+            {result.markdown.requested ? <div class="card"><h2>Markdown</h2><pre class="output" id="out-markdown" tabIndex={0} aria-label="Markdown">{result.markdown.data}</pre></div> : null}
+            {result.html.requested ? <div class="card"><h2>HTML</h2><pre class="output" tabIndex={0} aria-label="HTML">{result.html.data}</pre></div> : null}
             {result.screenshot.requested && result.screenshot.data !== null ? <div class="card"><h2>Screenshot</h2><img src={result.screenshot.data} alt={`Screenshot of ${result.url}`} class="shot" /></div> : null}
-            <div class="card"><h2>Metadata</h2><pre class="json">{JSON.stringify(result.metadata, null, 2)}</pre></div>
+            <div class="card"><h2>Metadata</h2><pre class="json" tabIndex={0} aria-label="Metadata">{JSON.stringify(result.metadata, null, 2)}</pre></div>
           </div>
         </div>
       ) : null}

@@ -9,7 +9,7 @@
 import AxeBuilder from "@axe-core/playwright"
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
-import { createServer, type Server } from "node:http"
+import { createServer, get as httpGet, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
@@ -129,6 +129,25 @@ const violations = async (page: Page) => {
   return result.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)
 }
 
+/** The bytes a URL is sent as with `Accept-Encoding: gzip` (checked to be gzipped). */
+const gzippedSize = (url: string) =>
+  new Promise<number>((resolve, reject) => {
+    httpGet(url, { headers: { "accept-encoding": "gzip" } }, (res) => {
+      let bytes = 0
+      res.on("data", (chunk: Buffer) => (bytes += chunk.length))
+      res.on("end", () => res.headers["content-encoding"] === "gzip" ? resolve(bytes) : reject(new Error(`${url} was not sent gzipped`)))
+    }).on("error", reject)
+  })
+
+/** Presses Tab (Shift+Tab: `back`) until the focused element matches `selector` (it is reachable by keyboard). */
+const tabTo = async (page: Page, selector: string, back = false, max = 60) => {
+  for (let i = 0; i < max; i++) {
+    await page.keyboard.press(back ? "Shift+Tab" : "Tab")
+    if (await page.evaluate((s) => document.activeElement?.matches(s) ?? false, selector)) return
+  }
+  throw new Error(`${selector} was not reached with Tab`)
+}
+
 const until = async <A>(what: string, probe: () => Promise<A | undefined>, ms = 60_000): Promise<A> => {
   const end = Date.now() + ms
   for (;;) {
@@ -151,6 +170,12 @@ describe("the web console", () => {
     const script = await fetch(`${origin}${asset}`)
     expect(script.status).toBe(200)
     expect(script.headers.get("cache-control")).toBe("public, max-age=31536000, immutable")
+    // The budget: the first page loads under 250 KB of compressed JavaScript (every script it names, as served gzipped).
+    const scripts = [...html.matchAll(/<(?:script|link)[^>]+(?:src|href)="(\/assets\/[^"]+\.js)"/g)].map((m) => m[1]!)
+    const sizes = await Promise.all(scripts.map((src) => gzippedSize(`${origin}${src}`)))
+    const compressed = sizes.reduce((a, b) => a + b, 0)
+    expect(compressed).toBeGreaterThan(10_000)
+    expect(compressed).toBeLessThan(250 * 1024)
     expect((await fetch(`${origin}/assets/missing-0000.js`)).status).toBe(404)
     const api = await fetch(`${service.baseUrl}/nope`)
     expect(api.status).toBe(404)
@@ -245,6 +270,7 @@ describe("the web console", () => {
     expect(await page.textContent("main")).toContain("/prices")
     expect(await page.textContent("main")).not.toContain(secret)
     await shoot(page, "log-detail")
+    expect(await violations(page)).toEqual([])
 
     // Overview: the calls counted (per hour, as they were logged).
     await go(page, "overview", "#usage-table")
@@ -313,6 +339,7 @@ describe("the web console", () => {
     await go(page, "monitors", "#monitors-table")
     expect(await page.textContent("#monitors-table")).toContain("Prices")
     await shoot(page, "monitors")
+    expect(await violations(page)).toEqual([])
 
     // Pause and resume.
     await go(page, `monitors/${monitorId}`, "#monitor-facts")
@@ -331,6 +358,7 @@ describe("the web console", () => {
       return (await delivered.textContent())!.includes("delivered") ? true : undefined
     })
     expect(await violations(page)).toEqual([])
+    expect(await delivered.locator(`a[href="#/deliveries?monitor_id=${monitorId}"]`).textContent()).toBe(`monitor ${monitorId}`)
     const before = received.filter((e) => e.id === changeEvent.id).length
     await delivered.locator("button:has-text(\"Replay\")").click()
     await page.waitForSelector("text=Replay queued")
@@ -378,8 +406,11 @@ describe("the web console", () => {
     await go(page, "batches", "#batch-form")
     await page.waitForSelector("text=No batches yet")
     await page.fill("#batch-form textarea[name=urls]", `${site.url}/prices\n${site.url}/missing`)
+    await page.fill("#batch-form input[name=webhook]", receiverUrl)
     await page.click("#batch-form button[type=submit]")
     await page.waitForSelector("#batches-table")
+    // The webhook's signing secret is shown once.
+    expect(await page.textContent("#batch-webhook-secret")).toMatch(/whsec_\S+/)
     await page.waitForSelector("#batches-table >> text=completed", { timeout: 60_000 })
     expect(await page.textContent("#batches-table")).toContain("1 ok · 1 failed · 0 pending")
     const part = await page.getAttribute("#batches-table a[download]", "href")
@@ -389,6 +420,35 @@ describe("the web console", () => {
     expect(records.map((r: { status: string }) => r.status)).toEqual(["ok", "error"])
     await shoot(page, "batches")
     expect(await violations(page)).toEqual([])
+    // The batch's deliveries: its end reached the receiver, and a replay sends the same event again.
+    const batchId = (await page.textContent("#batches-table tbody tr td code"))!
+    const batchEvent = await until("the batch delivery", async () => received.find((e) => e.type === "batch.completed"))
+    await page.click(`#batches-table a[aria-label="Webhook deliveries of ${batchId}"]`)
+    await page.waitForFunction((id) => location.hash === `#/deliveries?batch_id=${id}`, batchId)
+    await page.waitForSelector(`text=Deliveries of batch`)
+    const batchDelivered = page.locator("#deliveries li", { hasText: "batch.completed" }).first()
+    await until("the batch delivery delivered", async () => {
+      await page.reload()
+      await page.waitForSelector("#deliveries")
+      return (await batchDelivered.textContent())!.includes("delivered") ? true : undefined
+    })
+    expect(await page.locator("#deliveries li").count()).toBe(1)
+    expect(await page.textContent("#deliveries")).not.toContain("change.detected")
+    const batchBefore = received.filter((e) => e.id === batchEvent.id).length
+    await batchDelivered.locator("button:has-text(\"Replay\")").click()
+    await page.waitForSelector("text=Replay queued")
+    await until("the batch replay", async () => received.filter((e) => e.id === batchEvent.id).length > batchBefore ? true : undefined)
+    // All batches' deliveries (the tab), where it is listed with its batch.
+    await go(page, "deliveries?type=batch", "a.button[aria-current=page]:has-text(\"Batches\")")
+    await page.waitForSelector("text=Deliveries of batch", { state: "detached" })
+    await page.waitForSelector(`#deliveries >> text=${batchId}`)
+    expect(await page.textContent("#deliveries")).toContain("batch.completed")
+    expect(await page.textContent("#deliveries")).not.toContain("change.detected")
+    // The monitors' tab lists no batch's.
+    await go(page, "deliveries", "a.button[aria-current=page]:has-text(\"Monitors\")")
+    await page.waitForSelector("#deliveries >> text=change.detected")
+    expect(await page.textContent("#deliveries")).not.toContain("batch.completed")
+    expect(await violations(page)).toEqual([])
 
     // Another organization cannot see or touch the monitor.
     const other = await person()
@@ -396,6 +456,7 @@ describe("the web console", () => {
     const otherPage = await signIn(otherContext, other)
     await go(otherPage, "monitors", "text=No monitors yet")
     await go(otherPage, "deliveries", "text=No webhook deliveries yet")
+    await go(otherPage, "deliveries?type=batch", "text=Submit a batch with a webhook URL")
     expect(await otherPage.evaluate(async (id) => {
       const session = await (await fetch("/v1/console/session")).json()
       return (await fetch(`/v1/monitors/${id}`, { headers: { "x-csrf-token": session.csrf } })).status
@@ -487,6 +548,93 @@ describe("the web console", () => {
     await page.click("text=Sign out")
     await page.waitForSelector("#sign-in")
     expect(await page.evaluate(async () => (await fetch("/v1/logs")).status)).toBe(401)
+    await context.close()
+  })
+
+  it("works with the keyboard alone: sign-in, the skip link, the menu, a key made with an expiry and some permissions, then revoked", { timeout: 120_000 }, async () => {
+    const owner = await person()
+    const token = new URL(owner.link.replace("/#/", "/")).searchParams.get("token")
+    const set = await fetch(`${service.baseUrl}/console/password`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ token, password: PASSWORD }) })
+    expect(set.status).toBe(200)
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } })
+    const page = await context.newPage()
+    await page.goto(`${origin}/`)
+    await page.waitForSelector("#sign-in")
+    await tabTo(page, "#sign-in input[name=email]")
+    await page.keyboard.type(owner.email)
+    await tabTo(page, "#sign-in input[name=password]")
+    await page.keyboard.type(PASSWORD)
+    await page.keyboard.press("Enter")
+    await page.waitForSelector("nav#nav")
+
+    // The first Tab reaches the skip link, shown when focused; it moves focus to the page, leaving the route alone.
+    await go(page, "keys", "#create-key")
+    await page.reload()
+    await page.waitForSelector("#create-key")
+    await page.keyboard.press("Tab")
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to content")
+    expect((await page.locator("a.skip").boundingBox())!.x).toBeGreaterThanOrEqual(0)
+    await page.keyboard.press("Enter")
+    expect(await page.evaluate(() => location.hash)).toBe("#/keys")
+    expect(await page.evaluate(() => document.activeElement?.closest("main") !== null)).toBe(true)
+    // The menu's links (before the page): the next page's title gets the focus.
+    await tabTo(page, "nav a[href=\"#/logs\"]", true)
+    await page.keyboard.press("Enter")
+    await page.waitForFunction(() => location.hash === "#/logs" && document.activeElement?.id === "page-title")
+    expect(await page.textContent("#page-title")).toBe("Logs")
+    await tabTo(page, "nav a[href=\"#/keys\"]", true)
+    await page.keyboard.press("Enter")
+    await page.waitForFunction(() => location.hash === "#/keys" && document.activeElement?.id === "page-title")
+    await page.waitForSelector("#create-key")
+
+    // A key with an expiry and without one permission, made and then revoked from the keyboard.
+    await tabTo(page, "#create-key input[name=name]")
+    await page.keyboard.type("keyboard key")
+    await tabTo(page, "#create-key input[name=expires]")
+    const inAYear = new Date(Date.now() + 365 * 86_400_000)
+    await page.keyboard.type(`${String(inAYear.getUTCMonth() + 1).padStart(2, "0")}${String(inAYear.getUTCDate()).padStart(2, "0")}${inAYear.getUTCFullYear()}`)
+    const permission = "logs:read"
+    await tabTo(page, `#create-key input[name=permissions][value="${permission}"]`)
+    await page.keyboard.press("Space")
+    await tabTo(page, "#create-key button[type=submit]")
+    await page.keyboard.press("Enter")
+    await page.waitForSelector("#new-secret")
+    const secret = (await page.textContent("#secret-value"))!
+    const row = page.locator("#keys-table tbody tr", { hasText: "keyboard key" })
+    await row.waitFor()
+    const cells = await row.locator("td").allTextContents()
+    expect(cells[2]).not.toContain(permission)
+    expect(cells[2]).not.toBe("all")
+    expect(cells[4]).not.toBe("never")
+    expect(new Date((await page.evaluate(async () => {
+      const keys = (await (await fetch("/v1/console/keys")).json()).keys as Array<{ name: string; expires_at: string }>
+      return keys.find((k) => k.name === "keyboard key")!.expires_at
+    }))).toISOString().slice(0, 10)).toBe(inAYear.toISOString().slice(0, 10))
+    // Its permissions hold: the log is refused, monitors are not.
+    const call = () => fetch(`${service.baseUrl}/monitors`, { headers: { authorization: `Bearer ${secret}` } })
+    expect((await call()).status).toBe(200)
+    const logs = await fetch(`${service.baseUrl}/logs`, { headers: { authorization: `Bearer ${secret}` } })
+    expect(await logs.json()).toMatchObject({ error_code: "INSUFFICIENT_PERMISSIONS", required_permission: "logs:read" })
+    expect(logs.status).toBe(403)
+    page.once("dialog", (dialog) => void dialog.accept())
+    await tabTo(page, "button[aria-label=\"Revoke keyboard key\"]")
+    await page.keyboard.press("Enter")
+    await row.locator("text=revoked").waitFor()
+    const refused = await call()
+    expect(refused.status).toBe(401)
+
+    // At a phone's width the menu is a button: opened from the keyboard, its links are reachable.
+    await page.setViewportSize({ width: 390, height: 844 })
+    await page.reload()
+    await page.waitForSelector("#create-key")
+    expect(await page.isVisible("nav#nav")).toBe(false)
+    await tabTo(page, "button.menu")
+    await page.keyboard.press("Enter")
+    expect(await page.getAttribute("button.menu", "aria-expanded")).toBe("true")
+    await tabTo(page, "nav a[href=\"#/settings\"]")
+    await page.keyboard.press("Enter")
+    await page.waitForSelector("#members-table")
+    expect(await page.isVisible("nav#nav")).toBe(false)
     await context.close()
   })
 })

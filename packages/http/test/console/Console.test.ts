@@ -50,7 +50,8 @@ beforeAll(async () => {
     execFileSync("npm", ["run", "build", "-w", "@sift/console"], { cwd: root, stdio: "ignore" })
   }
   browser = await chromium.launch({ executablePath: "/usr/lib/chromium/chromium", args: ["--no-sandbox", "--disable-dev-shm-usage"] })
-  service = await TestService.start({ listener: true, env: { SIFT_PASSWORD_SCRYPT_LN: "14" } })
+  // With a browser pool for the playground's screenshot (launched on first use).
+  service = await TestService.start({ listener: true, browser: true, env: { SIFT_PASSWORD_SCRYPT_LN: "14" } })
   origin = service.baseUrl.replace(/\/v1$/, "")
   site = await FixtureSite.start({
     "/prices": (_req, res) => FixtureSite.html(`<!doctype html><html><head><title>Prices</title></head><body>${pageText}</body></html>`)(_req, res, undefined as never),
@@ -347,6 +348,18 @@ describe("the web console", () => {
     await page.waitForSelector("#monitor-facts >> text=paused")
     await page.click("button:has-text(\"Resume\")")
     await page.waitForSelector("#monitor-facts >> text=active")
+    // Edit: its schedule changes (the form comes filled with what it has).
+    await page.click("button:has-text(\"Edit\")")
+    expect(await page.inputValue("#monitor-form input[name=url]")).toBe(`${site.url}/prices`)
+    await page.fill("#monitor-form input[name=frequency]", "2")
+    await page.selectOption("#monitor-form select[name=unit]", "hours")
+    await page.click("#monitor-form button[type=submit]")
+    await page.waitForSelector("#monitor-facts >> text=every 2 hours")
+    expect(await page.locator("#monitor-form").count()).toBe(0)
+    // Rotate the webhook secret: the new one is shown once.
+    await page.click("button:has-text(\"Rotate secret\")")
+    await page.waitForSelector("text=Secret rotated")
+    expect(await page.textContent(".card.secret code")).toMatch(/^whsec_\S+$/)
 
     // Deliveries: the change reached the receiver; a replay sends the same event again (a manual attempt).
     const changeEvent = await until("the change delivery", async () => received.find((e) => e.type === "change.detected"))
@@ -372,13 +385,26 @@ describe("the web console", () => {
     })
     await shoot(page, "deliveries")
 
-    // Playground: the fixture page as Markdown, with the same call as curl and SDK code.
+    // Playground: the fixture page as Markdown, HTML, a screenshot and its metadata side by side, with the same call as
+    // curl and SDK code.
     await go(page, "playground", "#playground-form")
     await page.fill("#playground-form input[name=url]", `${site.url}/prices`)
+    await page.check("#playground-form input[name=html]")
+    await page.check("#playground-form input[name=screenshot]")
     await page.click("#playground-form button[type=submit]")
-    await page.waitForSelector("#out-markdown")
+    await page.waitForSelector("#out-markdown", { timeout: 60_000 })
     expect(await page.textContent("#out-markdown")).toContain("Basic plan: 12 euros a month.")
-    expect(await page.textContent("main")).toContain(`"url":"${site.url}/prices"`)
+    expect(await page.textContent("#playground-result pre[aria-label=HTML]")).toContain("Basic plan: 12 euros a month.")
+    expect(await page.textContent("#playground-result pre[aria-label=Metadata]")).toContain("Prices")
+    // The screenshot is drawn (an image the browser decoded, allowed by the console's CSP).
+    await page.waitForFunction(() => {
+      const img = document.querySelector<HTMLImageElement>("#playground-result img.shot")
+      return img !== null && img.complete && img.naturalWidth > 100
+    })
+    const snippets = (await page.locator(".snippet pre").allTextContents()).join("\n")
+    expect(snippets).toContain(`"url":"${site.url}/prices"`)
+    expect(snippets).toContain(`"screenshot":true`)
+    expect(snippets).toContain(`client.post("/web/scrape"`)
     await shoot(page, "playground")
     expect(await violations(page)).toEqual([])
 

@@ -51,6 +51,7 @@ export class Metrics {
   readonly cache: Prom.Counter<"result">
   readonly jobs: Prom.Counter<"queue" | "outcome">
   readonly jobSeconds: Prom.Histogram<"queue">
+  readonly webhookAttempts: Prom.Counter<"outcome">
   private sources: Sources = {}
 
   constructor() {
@@ -92,6 +93,12 @@ export class Metrics {
       help: "Durable job run time in this process, by queue",
       labelNames: ["queue"],
       buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900],
+      registers
+    })
+    this.webhookAttempts = new Prom.Counter({
+      name: "sift_webhook_attempts_total",
+      help: "Webhook delivery attempts this process made, by outcome (delivered; retrying: failed, sent again later; failed: given up)",
+      labelNames: ["outcome"],
       registers
     })
     const self = this
@@ -161,6 +168,11 @@ export class Metrics {
   readonly job = (queue: string, ok: boolean, seconds: number): void => {
     this.jobs.inc({ queue, outcome: ok ? "completed" : "failed" })
     this.jobSeconds.observe({ queue }, seconds)
+  }
+
+  /** Records how one webhook delivery attempt ended. */
+  readonly webhookAttempt = (outcome: "delivered" | "retrying" | "failed"): void => {
+    this.webhookAttempts.inc({ outcome })
   }
 }
 

@@ -6,6 +6,8 @@
  * @since 0.1.0
  */
 export {
+  /** Told each attempt's outcome (delivered, retrying, failed) once recorded; optional, for metrics. */
+  AttemptOutcomes,
   /** Manual retry refusals (DELIVERY_* and NOT_FOUND error codes). */
   DeliveryRetryRefused,
   /** The `error_code`s of manual retry refusals. */
@@ -31,7 +33,7 @@ export {
   /** Works the delivery queue for the scope's lifetime. */
   worker
 } from "./internal/durable.js"
-export type { AttemptView, DeliveryDetail, DeliveryRow, DeliveryView, WorkerOptions } from "./internal/durable.js"
+export type { AttemptOutcome, AttemptView, DeliveryDetail, DeliveryRow, DeliveryView, WorkerOptions } from "./internal/durable.js"
 export {
   /** A new event id: `evt_` and 24 hex characters. */
   eventId

@@ -87,11 +87,13 @@ describe("durable webhook deliveries (pg-boss on PGlite)", () => {
       expect(JSON.stringify({ secret: read.get("mon_s")!.secret })).not.toContain("whsec_")
     }).pipe(Effect.provide(stack(newDir()))), 120_000)
 
-  it.live("a 503 is retried as a new job and delivered; attempts recorded; rotation before the retry signs it", () =>
+  it.live("a 503 is retried as a new job and delivered; attempts recorded and their outcomes told; rotation before the retry signs it", () =>
     Effect.gen(function*() {
       const target = yield* receiver([503])
       const oldSecret = yield* Durable.secretFor("mon_r", target.url)
-      yield* Durable.worker(work)
+      // The worker tells each attempt's outcome to whoever provides AttemptOutcomes (the server's metrics).
+      const outcomes: Array<Durable.AttemptOutcome> = []
+      yield* Durable.worker(work).pipe(Effect.provideService(Durable.AttemptOutcomes, (outcome) => void outcomes.push(outcome)))
       const e = event()
       const id = yield* Durable.enqueue({ ownerId: "mon_r", runId: "run_1", url: target.url, retry: undefined, event: e })
       yield* eventually(statusIs(id, "retrying"))
@@ -100,6 +102,9 @@ describe("durable webhook deliveries (pg-boss on PGlite)", () => {
       expect(done.attempts).toBe(2)
       const attempts = yield* Durable.attempts(id)
       expect(attempts.map((a) => [a.attempt, a.http_status, a.trigger])).toEqual([[1, 503, "initial"], [2, 200, "automatic"]])
+      // Told just after the record commits: wait for the second.
+      yield* eventually(Effect.suspend(() => outcomes.length >= 2 ? Effect.void : Effect.fail("outcome not told yet")))
+      expect(outcomes).toEqual(["retrying", "delivered"])
       expect(target.received).toHaveLength(2)
       const [first, retry] = target.received
       expect(first!.headers["x-service-id"]).toBe(e.id)

@@ -8,7 +8,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import * as Ids from "@sift/store/Ids"
 import { JobQueue, type JobQueueError } from "@sift/store/JobQueue"
-import { Effect, Redacted, Schema, type Scope } from "effect"
+import { Context, Effect, Option, Redacted, Schema, type Scope } from "effect"
 import * as Attempt from "./attempt.js"
 import type { Envelope } from "./envelope.js"
 import { nextDelay, type RetrySetting } from "./retryPolicy.js"
@@ -254,6 +254,15 @@ export const attempts = (id: string) =>
       SELECT attempt, started_at, completed_at, http_status, error, trigger, url FROM webhook_attempts
       WHERE delivery_id = ${id} ORDER BY attempt`)
 
+/** How an attempt ended: delivered, failed and scheduled again (`retrying`), or failed for good (`failed`). */
+export type AttemptOutcome = "delivered" | "retrying" | "failed"
+
+/**
+ * Told the outcome of each attempt once its record is committed (the server's metrics count them); optional, provided
+ * around the job handler.
+ */
+export class AttemptOutcomes extends Context.Tag("@sift/webhooks/AttemptOutcomes")<AttemptOutcomes, (outcome: AttemptOutcome) => void>() {}
+
 /**
  * Runs one attempt of a delivery (the job handler). A job for an attempt already made, or for a finished delivery, does
  * nothing: pg-boss may hand a job out again after a crash.
@@ -308,6 +317,8 @@ export const runAttempt = (
       if (status === "delivered") yield* clearFailure(delivery.monitor_id)
       return status === "failed" ? yield* countFailure(sql, delivery, result.kind, result.error) : false
     }))
+    const outcomes = yield* Effect.serviceOption(AttemptOutcomes)
+    if (Option.isSome(outcomes)) outcomes.value(status)
     if (emailDue && options.onFailureStreak !== undefined) {
       const failure = yield* failureOf(delivery.monitor_id)
       if (failure !== undefined) {

@@ -5,6 +5,7 @@
  * sets for it (else the package's own). Each job's run time and outcome go to the process's metrics.
  */
 import { JobQueue } from "@sift/store"
+import { Deliveries } from "@sift/webhooks"
 import { Effect, Layer, Option } from "effect"
 import { CurrentMetrics } from "../../Metrics.js"
 import { CurrentConfig } from "../../ServiceConfig.js"
@@ -39,7 +40,10 @@ export const layerJobQueue = (options: JobQueue.LayerOptions = {}) =>
               Effect.onExit((exit) => Effect.sync(() => metrics.job(name, exit._tag === "Success", (performance.now() - started) / 1000)))
             )
           })
-        const traced = (job: JobQueue.Job) => Tracing.jobSpan(name, job.data, timed(job))
+        // A delivery attempt's outcome (delivered, retrying, failed) is finer than its job's: counted on its own.
+        const counted = metrics === undefined || name !== Deliveries.QUEUE ? timed : (job: JobQueue.Job) =>
+          Effect.provideService(timed(job), Deliveries.AttemptOutcomes, metrics.webhookAttempt)
+        const traced = (job: JobQueue.Job) => Tracing.jobSpan(name, job.data, counted(job))
         return queue.work(name, traced, { ...workOptions, concurrency })
       }
       return JobQueue.JobQueue.of({ send, work })

@@ -1,5 +1,5 @@
 /**
- * `sift keys` and `sift orgs` through the real executable, run from a working directory of the test's own: read
+ * `sift keys`, `sift orgs` and `sift users` through the real executable, run from a working directory of the test's own: read
  * commands never create a data directory (they say which one they looked at), a command that creates one says where,
  * and `sift orgs update` gives an organization credits, a request limit, a plan or ZDR, validated, both directly on
  * the store and through a running server's admin channel.
@@ -95,6 +95,22 @@ describe("the CLI's data directory", () => {
     expect(second.stderr).toBe("")
     const orgs = await siftJson(cwd, ["orgs", "list"])
     expect(orgs.map((o: { name: string }) => o.name)).toEqual(["laptop"])
+  })
+
+  it("users create adds a person to an organization for the web console and prints the one-time link; a taken email is refused", { timeout: 240_000 }, async () => {
+    const cwd = tempDir("users")
+    const key = await sift(cwd, ["keys", "create", "--name", "team", "--plan", "scale"])
+    expect(key.code, key.stderr).toBe(0)
+    const made = await sift(cwd, ["users", "create", "ada@lanterns.example", "--org", "team"], { SIFT_PUBLIC_URL: "https://sift.example/" })
+    expect(made.code, made.stderr).toBe(0)
+    expect(made.stdout).toMatch(/^Created ada@lanterns\.example \(owner\) in \S+ {2}team$/m)
+    expect(made.stdout).toMatch(/^ {2}https:\/\/sift\.example\/#\/set-password\?token=\S+$/m)
+    const member = await siftJson(cwd, ["users", "create", "bea@lanterns.example", "--org", "team", "--role", "member"])
+    expect(member).toMatchObject({ email: "bea@lanterns.example", role: "member", org: { name: "team" } })
+    expect(member.link).toMatch(/^http:\/\/127\.0\.0\.1:3002\/#\/set-password\?token=\S+$/)
+    const taken = await sift(cwd, ["users", "create", "ada@lanterns.example", "--org", "team"])
+    expect(taken.code).not.toBe(0)
+    expect(taken.stderr).toContain("already has an account")
   })
 })
 

@@ -221,7 +221,8 @@ describe("the web console", () => {
 
     const scraped = await fetch(`${service.baseUrl}/web/scrape/markdown?url=${encodeURIComponent(`${site.url}/prices`)}`, { headers: { authorization: `Bearer ${secret}` } })
     expect(scraped.status).toBe(200)
-    const requestId = (await scraped.json()).request_id as string
+    const scrapedBody = await scraped.json() as { request_id: string; cache_metadata: { status: string } }
+    const requestId = scrapedBody.request_id
     const refused = await fetch(`${service.baseUrl}/web/scrape/markdown?url=not-a-url`, { headers: { authorization: `Bearer ${secret}` } })
     expect(refused.status).toBe(400)
 
@@ -242,7 +243,8 @@ describe("the web console", () => {
     await heldAskedFor
     const tailed = await fetch(`${service.baseUrl}/web/scrape/markdown?url=${encodeURIComponent(`${site.url}/prices`)}&tags=tailed`, { headers: { authorization: `Bearer ${secret}` } })
     expect(tailed.status).toBe(200)
-    const tailedId = (await tailed.json()).request_id as string
+    const tailedBody = await tailed.json() as { request_id: string; cache_metadata: { status: string } }
+    const tailedId = tailedBody.request_id
     try {
       await page.waitForSelector(`#tail-table a[aria-label="Details of ${tailedId}"]`, { timeout: 15_000 })
       expect(await page.locator("#tail-table tbody tr").count()).toBe(1)
@@ -251,7 +253,8 @@ describe("the web console", () => {
     }
     const heldAnswer = await held
     expect(heldAnswer.status).toBe(200)
-    const heldId = (await heldAnswer.json()).request_id as string
+    const heldBody = await heldAnswer.json() as { request_id: string; cache_metadata: { status: string } }
+    const heldId = heldBody.request_id
     await page.waitForSelector(`#tail-table a[aria-label="Details of ${heldId}"]`, { timeout: 15_000 })
     expect(await page.locator("#tail-table tbody tr").count()).toBe(2)
     expect(await page.locator("#tail-table code", { hasText: "/v1/web/scrape/markdown" }).count()).toBe(2)
@@ -276,12 +279,22 @@ describe("the web console", () => {
     // Overview: the calls counted (per hour, as they were logged).
     await go(page, "overview", "#usage-table")
     expect(await page.textContent("#requests-total")).toBe("4")
+    // One error (the 400) of four, none rate limited; the cache hits the answers reported.
+    const hits = [scrapedBody, heldBody, tailedBody].filter((b) => b.cache_metadata.status === "hit").length
+    const stats = (await page.locator(".card.stat").allTextContents()).join(" | ")
+    expect(stats).toContain("Errors · 429s25.0%0.0% rate limited")
+    expect(stats).toContain(`Cache hit ratio${(100 * hits / 4).toFixed(1)}%${hits} hits`)
     expect(await page.textContent("#usage-table")).toContain("/v1/web/scrape/markdown")
     // Requests and credits over time, drawn per endpoint.
     expect(await page.locator(".chart canvas").count()).toBe(2)
     expect(await page.textContent(".chart .u-legend")).toContain("/v1/web/scrape/markdown")
     await shoot(page, "overview")
     expect(await violations(page)).toEqual([])
+    // 30 days: the same calls, per day.
+    await page.click("button[aria-pressed=false]:has-text(\"30 days\")")
+    await page.waitForSelector("text=Credits per day")
+    expect(await page.textContent("#requests-total")).toBe("4")
+    expect(await page.getAttribute("button:has-text(\"30 days\")", "aria-pressed")).toBe("true")
 
     // Another organization's person sees none of it, and cannot read it by id.
     const other = await person()
@@ -577,7 +590,7 @@ describe("the web console", () => {
     await context.close()
   })
 
-  it("works with the keyboard alone: sign-in, the skip link, the menu, a key made with an expiry and some permissions, then revoked", { timeout: 120_000 }, async () => {
+  it("works with the keyboard alone: sign-in, the skip link, the menu, a key made with an expiry and some permissions, then revoked; the theme chosen holds", { timeout: 120_000 }, async () => {
     const owner = await person()
     const token = new URL(owner.link.replace("/#/", "/")).searchParams.get("token")
     const set = await fetch(`${service.baseUrl}/console/password`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ token, password: PASSWORD }) })
@@ -648,6 +661,17 @@ describe("the web console", () => {
     await row.locator("text=revoked").waitFor()
     const refused = await call()
     expect(refused.status).toBe(401)
+
+    // The theme chosen in the header holds over a reload: dark, then light, whatever the system's.
+    const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor)
+    const luminance = (rgb: string) => rgb.match(/\d+/g)!.slice(0, 3).map(Number).reduce((a, b) => a + b, 0) / 3
+    await page.selectOption("header select", "dark")
+    await page.reload()
+    await page.waitForSelector("#create-key")
+    expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe("dark")
+    expect(luminance(await background())).toBeLessThan(80)
+    await page.selectOption("header select", "light")
+    expect(luminance(await background())).toBeGreaterThan(180)
 
     // At a phone's width the menu is a button: opened from the keyboard, its links are reachable.
     await page.setViewportSize({ width: 390, height: 844 })

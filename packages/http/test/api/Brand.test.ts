@@ -195,6 +195,23 @@ for (const backend of backends) {
       expect(await balance(orgId)).toBe(before - 20)
     })
 
+    it("by_direct_url reads that page: kept under its URL (a hit the second time), never indexed for search; 10 credits each", async () => {
+      const { orgId, secret } = await service.key()
+      const sdk = client(secret)
+      const before = await balance(orgId)
+      const url = `http://${cold}/`
+      const first = await sdk.brand.retrieve({ type: "by_direct_url", direct_url: url })
+      expect([first.brand.domain, first.brand.title, first.brand.slogan, first.cache_metadata.status]).toEqual([cold, `Cold ${run} Rockets`, "Rockets for every backyard", "miss"])
+      expect(first.brand.logos?.map((l) => l.url?.split(".").pop())).toEqual(["svg", "png", "png", "png", "png"])
+      const again = await sdk.brand.retrieve({ type: "by_direct_url", direct_url: url })
+      expect([again.cache_metadata.status, again.brand]).toEqual(["hit", first.brand])
+      expect((await sdk.brand.search({ query: `Cold ${run}` })).results).toEqual([])
+      // Kept under the URL only: the domain itself is still cold.
+      const refused = await post(secret, "/brand/retrieve", { type: "by_domain", domain: cold, timeoutOpts: { milliseconds: 5_000 } })
+      expect(refused.status).toBe(422)
+      expect(await balance(orgId)).toBe(before - 21)
+    })
+
     it("bad bodies are 400 naming the member, uncharged", async () => {
       const { orgId, secret } = await service.key()
       const before = await balance(orgId)
@@ -358,7 +375,7 @@ describe("brand retrieval of cold sites that need a browser (warm browser)", () 
   const logo = FixtureSite.html(Acme.logoSvg(), { contentType: "image/svg+xml" })
   let service: TestService.TestService
   beforeAll(async () => {
-    for (let i = 0; i < 8; i++) hosts[`${run}-app${i}.test`] = { "/": shell(`App ${i}`), "/app.js": app, "/logo.svg": logo, "/icon.svg": logo }
+    for (let i = 0; i < 9; i++) hosts[`${run}-app${i}.test`] = { "/": shell(`App ${i}`), "/app.js": app, "/logo.svg": logo, "/icon.svg": logo }
     service = await TestService.start({ hostRules: `MAP *.test 127.0.0.1:${site.port}`, browser: true })
   })
   afterAll(async () => {
@@ -381,6 +398,10 @@ describe("brand retrieval of cold sites that need a browser (warm browser)", () 
       expect(result.brand.links?.pricing).toBe(`http://${run}-app${i}.test/pricing`)
     }
     const sorted = [...times].sort((a, b) => a - b)
+    // maxSpeed skips the render: the script-drawn page's links and header logo are not seen, the icon is.
+    const fast = await sdk.brand.retrieve({ type: "by_domain", domain: `${run}-app8.test`, maxSpeed: true })
+    expect([fast.cache_metadata.status, fast.brand.title, fast.brand.links?.pricing]).toEqual(["miss", "App 8", null])
+    expect(fast.brand.logos?.map((l) => l.type)).toEqual(["icon"])
     // A styleguide prefetch queues the styleguide module's design read (DesignCache.warm) as a durable job. The design
     // read goes to the domain's https home page, which these plain-http fixtures do not serve, so only the job is checked.
     const styled = `${run}-app1.test`

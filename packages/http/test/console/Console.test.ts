@@ -113,6 +113,13 @@ const signIn = async (context: BrowserContext, invited: { email: string; link: s
   return page
 }
 
+/** Every URL a context's pages request, to check that the console asks no outside host for anything. */
+const recordRequests = (context: BrowserContext) => {
+  const urls: Array<string> = []
+  context.on("request", (request) => void urls.push(request.url()))
+  return () => urls.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith("data:") && !url.startsWith("blob:"))
+}
+
 const go = async (page: Page, hash: string, ready: string) => {
   await page.goto(`${origin}/#/${hash}`)
   await page.waitForSelector(ready)
@@ -188,6 +195,7 @@ describe("the web console", () => {
   it("a person signs in, makes a key, calls the API with it, and sees the call in logs and usage; another organization sees none of it", { timeout: 240_000 }, async () => {
     const owner = await person()
     const context = await browser.newContext({ viewport: { width: 1280, height: 860 } })
+    const outside = recordRequests(context)
     const signInPage = await context.newPage()
     await signInPage.goto(`${origin}/`)
     await signInPage.waitForSelector("#sign-in")
@@ -309,12 +317,15 @@ describe("the web console", () => {
     }, requestId)
     expect(byId).toBe(404)
     await otherContext.close()
+    // Fonts, icons, scripts and styles all come from the service: no request left for another host.
+    expect(outside()).toEqual([])
     await context.close()
   })
 
   it("monitors: create one on a fixture page, change the page, see the diff; replay its delivery to a local receiver; the playground scrapes", { timeout: 300_000 }, async () => {
     const owner = await person()
     const context = await browser.newContext({ viewport: { width: 1280, height: 860 } })
+    const outside = recordRequests(context)
     const page = await signIn(context, owner)
 
     // No monitors yet: the empty state carries the first monitor's form.
@@ -510,6 +521,7 @@ describe("the web console", () => {
     expect(await violations(small)).toEqual([])
     await shoot(small, "overview-phone-dark")
     await phone.close()
+    expect(outside()).toEqual([])
     await context.close()
   })
 
@@ -666,11 +678,14 @@ describe("the web console", () => {
     const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor)
     const luminance = (rgb: string) => rgb.match(/\d+/g)!.slice(0, 3).map(Number).reduce((a, b) => a + b, 0) / 3
     await page.selectOption("header select", "dark")
+    // Applied and kept by the same effect: once the page is dark, the choice is stored.
+    await page.waitForFunction(() => document.documentElement.dataset.theme === "dark")
     await page.reload()
     await page.waitForSelector("#create-key")
     expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe("dark")
     expect(luminance(await background())).toBeLessThan(80)
     await page.selectOption("header select", "light")
+    await page.waitForFunction(() => document.documentElement.dataset.theme === "light")
     expect(luminance(await background())).toBeGreaterThan(180)
 
     // At a phone's width the menu is a button: opened from the keyboard, its links are reachable.

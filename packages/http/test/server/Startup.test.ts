@@ -132,6 +132,15 @@ describe("sift serve start-up", () => {
       expect(paths).not.toContain("/health")
       expect(paths).not.toContain("/ready")
 
+      // The web console at / (built by the install's prepare step), its script served.
+      const index = await fetch(`${base}/`)
+      expect(index.status).toBe(200)
+      const html = await index.text()
+      expect(html).toContain('<div id="app">')
+      const script = /src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1]
+      expect(script).toBeDefined()
+      expect((await fetch(`${base}${script}`)).status).toBe(200)
+
       // The human-readable lines: where the API is, where the data lives, the command that makes a first key.
       const text = server.stderr()
       expect(text).toContain("Sift is ready.")

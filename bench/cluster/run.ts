@@ -8,11 +8,16 @@
  * 2. Sizing figures for docs/deploy.md: CPU time of the Sift process (and its children: Chromium) per cache hit, per
  *    static scrape (a page not cached yet) and per rendered page (a page drawn by script), read from /proc; PostgreSQL
  *    connections the process holds under load (pg_stat_activity, by application name).
- * With `--soak N` it then keeps mixed traffic (cache hits, static scrapes, rendered pages, maps) on the PostgreSQL
- * process for N seconds and prints its RSS, open file descriptors, PostgreSQL connections and Chromium processes at
- * the start and the end of the second half (flat within 10% is the target).
+ * 3. With `--soak N` (seconds; `--quick`: 90, its short variant, run by CI) the PostgreSQL process is replaced by an
+ *    `api` and a `worker` process on the same database, which take N seconds of mixed traffic: through the api,
+ *    cache hits, static scrapes, rendered pages and maps; manual runs of three monitors (each with a webhook to a
+ *    local receiver) every minute (the short variant: every N/6 s); a 50-URL batch every two minutes (short: every
+ *    N/3 s). Each process's RSS, open file descriptors and Chromium processes, and the PostgreSQL connections of both,
+ *    are read under traffic at N/6 (the 5th minute of a 30-minute soak; under 10 minutes, N/3) and 2 s before the
+ *    end: flat within 10% is the target. Errors are
+ *    answers other than 2xx; the batches and webhook deliveries are counted at the end.
  *
- *   npm run bench -- cluster [--seconds 5] [--rounds 3] [--concurrency 32] [--scrapes 200] [--renders 20] [--soak 0]
+ *   npm run bench -- cluster [--seconds 5] [--rounds 3] [--concurrency 32] [--scrapes 200] [--renders 20] [--soak 1800]
  *   npm run bench -- cluster --quick
  */
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -39,7 +44,7 @@ const { values } = parseArgs({
     concurrency: { type: "string", default: "32" },
     scrapes: { type: "string", default: "200" },
     renders: { type: "string", default: "20" },
-    soak: { type: "string", default: "0" },
+    soak: { type: "string" },
     quick: { type: "boolean", default: false }
   }
 })
@@ -50,7 +55,7 @@ const warmup = quick ? 1 : Number(values.warmup)
 const concurrency = Number(values.concurrency)
 const scrapes = quick ? 40 : Number(values.scrapes)
 const renders = quick ? 4 : Number(values.renders)
-const soakSeconds = Number(values.soak)
+const soakSeconds = values.soak !== undefined ? Number(values.soak) : quick ? 90 : 0
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const databaseUrl = process.env.DATABASE_URL || undefined
 const appName = `sift-bench-cluster-${process.pid}`
@@ -91,7 +96,17 @@ interface Sift {
   readonly url: string
   readonly child: ChildProcess
   readonly secret: string
+  /** Stops the process (SIGTERM) and waits for its exit. */
+  readonly halt: () => Promise<void>
+  /** Stops it, then removes what it used (its data directory or schema). */
   readonly stop: () => Promise<void>
+}
+
+const halt = async (child: ChildProcess) => {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const exited = new Promise((resolve) => child.once("exit", resolve))
+  child.kill("SIGTERM")
+  await exited
 }
 
 /** Starts `sift serve` (sources through tsx, as the tests do), logging warnings only, and waits for /ready. */
@@ -118,10 +133,9 @@ const startSift = async (name: string, env: Record<string, string>, secret: stri
     url,
     child,
     secret,
+    halt: () => halt(child),
     stop: async () => {
-      const exited = new Promise((resolve) => child.once("exit", resolve))
-      child.kill("SIGTERM")
-      await exited
+      await halt(child)
       await cleanup()
     }
   }
@@ -217,6 +231,7 @@ const pgConnections = async (): Promise<number | undefined> => {
 
 // --- the servers -------------------------------------------------------------------------------------------------
 const servers: Array<Sift> = []
+let postgres: { url: string; secret: string; onAdmin: (statement: (sql: SqlClient.SqlClient) => Effect.Effect<unknown, unknown>) => Promise<unknown> } | undefined
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sift-bench-cluster-"))
 {
   const secret = await prepare(Sql.layerPglite({ dir }))
@@ -232,6 +247,7 @@ if (databaseUrl !== undefined) {
   url.searchParams.set("options", `-c search_path=${schema}`)
   url.searchParams.set("application_name", appName)
   const secret = await prepare(Sql.layerPg({ url: Redacted.make(url.toString()) }))
+  postgres = { url: url.toString(), secret, onAdmin }
   servers.push(await startSift("PostgreSQL", { DATABASE_URL: url.toString(), SIFT_DATA_DIR: "/nonexistent/never-used" }, secret, async () => {
     await onAdmin((sql) => sql`DROP SCHEMA ${sql(schema)} CASCADE`)
   }))
@@ -282,37 +298,142 @@ try {
     console.log(`rendered page on ${sift.name}: CPU ${rendered.cpuMs.toFixed(1)} ms/page (Sift + Chromium), ${rendered.perSecond.toFixed(1)} pages/s at 2 concurrent, errors ${rendered.errors}`)
   }
 
-  // 3. Soak (optional): mixed traffic on the PostgreSQL process (else PGlite); resources at 1/2 and at the end.
-  if (soakSeconds > 0) {
-    const sift = servers.at(-1)!
-    const pid = sift.child.pid!
-    const sampleOf = async () => ({ rssMb: rssMb(pid), fds: openFds(pid), chromium: chromiumProcesses(pid), pg: await pgConnections() })
-    const end = Date.now() + soakSeconds * 1000
-    let i = 0
+  // 3. Soak: an api and a worker process on PostgreSQL (the roles need it) take mixed traffic for soakSeconds.
+  if (soakSeconds > 0 && postgres === undefined) console.log("soak: skipped (api and worker processes need DATABASE_URL)")
+  if (soakSeconds > 0 && postgres !== undefined) {
+    const { onAdmin, secret } = postgres
+    // The `all` process leaves (its schema stays for the pair); the pair has a job queue of its own.
+    await servers.at(-1)!.halt()
+    const jobsSchema = `bench_cluster_jobs_${process.pid}`
+    const roleEnv = { DATABASE_URL: postgres.url, SIFT_DATA_DIR: "/nonexistent/never-used", SIFT_JOBS_SCHEMA: jobsSchema }
+    const dropJobs = async () => void await onAdmin((sql) => sql`DROP SCHEMA IF EXISTS ${sql(jobsSchema)} CASCADE`)
+    const api = await startSift("api", { ...roleEnv, SIFT_ROLE: "api" }, secret, async () => {})
+    const worker = await startSift("worker", { ...roleEnv, SIFT_ROLE: "worker" }, secret, dropJobs)
+    const auth = { authorization: `Bearer ${secret}` }
+    const json = { ...auth, "content-type": "application/json" }
+    // A webhook receiver: deliveries by event id (receivers deduplicate on X-Service-Id).
+    const deliveries = new Map<string, number>()
+    const receiver = createServer((req, res) => {
+      req.resume()
+      req.on("end", () => {
+        const id = String(req.headers["x-service-id"] ?? "")
+        deliveries.set(id, (deliveries.get(id) ?? 0) + 1)
+        res.writeHead(200).end()
+      })
+    })
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve))
+    const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`
     let errors = 0
-    let mid: Awaited<ReturnType<typeof sampleOf>> | undefined
-    const mixed = async () => {
-      while (Date.now() < end) {
-        const n = i++
-        const target = n % 10 === 0
-          ? `/v1/web/scrape/markdown?url=${encodeURIComponent(`${drawnUrl}/soak-${n % 50}`)}&maxAge=0`
-          : n % 10 === 1
-          ? `/v1/web/scrape/markdown?url=${encodeURIComponent(`${origin.url}?soak=${n}`)}`
-          : n % 10 === 2
-          ? `/v1/web/urls?domain=${encodeURIComponent(origin.url)}`
-          : cachedPath
-        const response = await fetch(`${sift.url}${target}`, { headers: { authorization: `Bearer ${sift.secret}` } })
-        await response.arrayBuffer()
-        if (response.status !== 200) errors++
-        if (mid === undefined && Date.now() > end - (soakSeconds * 1000) / 2) mid = await sampleOf()
+    const call = async (pathname: string, init: RequestInit = {}) => {
+      const response = await fetch(`${api.url}${pathname}`, { ...init, headers: { ...auth, ...init.headers } }).catch(() => undefined)
+      const body = await response?.text().catch(() => "")
+      if (response === undefined || response.status < 200 || response.status > 299) {
+        if (errors++ < 5) console.log(`  soak error: ${pathname.slice(0, 80)} -> ${response?.status ?? "no answer"} ${body?.slice(0, 200) ?? ""}`)
+        return undefined
       }
+      return body
     }
-    await Promise.all(Array.from({ length: 4 }, mixed))
-    const last = await sampleOf()
-    const within = (a: number, b: number) => Math.abs(b - a) <= Math.max(1, 0.1 * a)
-    const flat = mid !== undefined && within(mid.rssMb, last.rssMb) && within(mid.fds, last.fds) && within(mid.chromium, last.chromium) &&
-      (mid.pg === undefined || last.pg === undefined || within(mid.pg, last.pg))
-    console.log(`soak ${soakSeconds} s on ${sift.name}, ${i} requests, errors ${errors}: mid ${JSON.stringify(mid)} end ${JSON.stringify(last)}: ${flat ? "MET" : "MISSED"} (target: flat within 10% over the second half)`)
+    try {
+      const monitors: Array<string> = []
+      for (let m = 0; m < 3; m++) {
+        const created = await call("/v1/monitors", {
+          method: "POST",
+          headers: json,
+          body: JSON.stringify({
+            name: `soak ${m}`,
+            target: { type: "page", url: `${origin.url}?monitor=${m}` },
+            schedule: { type: "interval", frequency: 365, unit: "days" },
+            webhook: { url: receiverUrl, events: ["run.completed"] }
+          })
+        })
+        if (created !== undefined) monitors.push((JSON.parse(created) as { id: string }).id)
+      }
+      const pids = [api.child.pid!, worker.child.pid!]
+      const sampleOf = async () => ({
+        rssMb: pids.map((pid) => Math.round(rssMb(pid))),
+        fds: pids.map(openFds),
+        chromium: pids.map(chromiumProcesses),
+        pg: await pgConnections()
+      })
+      const started = Date.now()
+      const end = started + soakSeconds * 1000
+      const monitorEveryMs = (quick || soakSeconds < 600 ? soakSeconds / 6 : 60) * 1000
+      const batchEveryMs = (quick || soakSeconds < 600 ? soakSeconds / 3 : 120) * 1000
+      let requests = 0
+      let monitorRuns = 0
+      const batches: Array<string> = []
+      // Both samples under traffic: at the 5th minute of a 30-minute soak (N/6; a short one, N/3, once the pools have
+      // filled) and 2 s before the end.
+      const firstAtS = soakSeconds >= 600 ? soakSeconds / 6 : soakSeconds / 3
+      let first: Awaited<ReturnType<typeof sampleOf>> | undefined
+      let last: Awaited<ReturnType<typeof sampleOf>> | undefined
+      const sampler = (async () => {
+        await new Promise((r) => setTimeout(r, firstAtS * 1000))
+        first = await sampleOf()
+        await new Promise((r) => setTimeout(r, Math.max(0, end - 2_000 - Date.now())))
+        last = await sampleOf()
+      })()
+      const every = async (periodMs: number, action: (n: number) => Promise<void>) => {
+        for (let n = 0; Date.now() < end; n++) {
+          await action(n)
+          await new Promise((r) => setTimeout(r, Math.min(periodMs, Math.max(0, end - Date.now()))))
+        }
+      }
+      const mixed = async () => {
+        while (Date.now() < end) {
+          const n = requests++
+          await call(n % 10 === 0
+            ? `/v1/web/scrape/markdown?url=${encodeURIComponent(`${drawnUrl}/soak-${n % 50}`)}&maxAge=0`
+            : n % 10 === 1
+            ? `/v1/web/scrape/markdown?url=${encodeURIComponent(`${origin.url}?soak=${n}`)}`
+            : n % 10 === 2
+            ? `/v1/web/urls?domain=${encodeURIComponent(origin.url)}`
+            : cachedPath)
+        }
+      }
+      await Promise.all([
+        ...Array.from({ length: 4 }, mixed),
+        every(monitorEveryMs, async () => {
+          for (const id of monitors) {
+            const body = await call(`/v1/monitors/${id}/run`, { method: "POST" })
+            if (body !== undefined && (JSON.parse(body) as { queued?: boolean }).queued === true) monitorRuns++
+          }
+        }),
+        every(batchEveryMs, async (n) => {
+          const urls = Array.from({ length: 50 }, (_, i) => ({ url: `${origin.url}?batch=${n}-${i}` }))
+          const body = await call("/v1/batch/submit", {
+            method: "POST",
+            headers: json,
+            body: JSON.stringify({ input: { mode: "scrape", data: { format: "markdown", urls } } })
+          })
+          if (body !== undefined) batches.push((JSON.parse(body) as { id: string }).id)
+        }),
+        sampler
+      ])
+      // The last batches and deliveries get a minute to finish (the worker's queue is not drained by the traffic).
+      const settled = async () => {
+        let done = 0
+        for (const id of batches) {
+          const body = await fetch(`${api.url}/v1/batch/${id}`, { headers: auth }).then((r) => r.json() as Promise<{ status: string }>, () => undefined)
+          if (body?.status === "completed") done++
+        }
+        return done
+      }
+      for (let wait = 0; wait < 60 && (await settled() < batches.length || deliveries.size < monitorRuns + monitors.length); wait++) {
+        await new Promise((r) => setTimeout(r, 1000))
+      }
+      const within = (a: number, b: number) => Math.abs(b - a) <= Math.max(1, 0.1 * a)
+      const flat = first !== undefined && last !== undefined &&
+        [0, 1].every((i) => within(first!.rssMb[i]!, last!.rssMb[i]!) && within(first!.fds[i]!, last!.fds[i]!) && within(first!.chromium[i]!, last!.chromium[i]!)) &&
+        (first.pg === undefined || last.pg === undefined || within(first.pg, last.pg))
+      const attempts = [...deliveries.values()].reduce((a, b) => a + b, 0)
+      console.log(`soak ${soakSeconds} s on api + worker (PostgreSQL): ${requests} API requests, ${monitorRuns} monitor runs queued (+${monitors.length} initial), ${batches.length} batches of 50 (${await settled()} completed), webhook events ${deliveries.size} distinct in ${attempts} attempts, errors ${errors}`)
+      console.log(`soak resources [api, worker] at ${firstAtS.toFixed(0)} s ${JSON.stringify(first)} and at ${soakSeconds - 2} s ${JSON.stringify(last)}: ${flat && errors === 0 ? "MET" : "MISSED"} (target: RSS, fds, Chromium processes, PostgreSQL connections flat within 10%; no error)`)
+    } finally {
+      receiver.close()
+      await api.halt()
+      await worker.stop()
+    }
   }
 } finally {
   bare.close()

@@ -14,6 +14,8 @@ interface Monitor {
   readonly next_run_at: string | null
   readonly last_error: { readonly message?: string; readonly error_code?: string } | null
   readonly tags: ReadonlyArray<string>
+  /** What the next run is compared against (`GET /v1/monitors/{id}` only); its shape follows the target's type. */
+  readonly baseline?: unknown
 }
 interface Run {
   readonly id: string
@@ -46,6 +48,22 @@ interface Page<T> {
 }
 
 const tone = (status: string) => (status === "active" || status === "completed" ? "ok" : status === "paused" || status === "skipped" || status === "queued" || status === "running" ? "warn" : "bad")
+
+/** A monitor's baseline: a page's text, a sitemap's URLs, or the data extracted (as JSON). */
+const Baseline = ({ baseline }: { baseline: unknown }) => {
+  if (baseline === null || baseline === undefined) return <p class="muted">None yet: the first run records it.</p>
+  const value = baseline as { readonly text?: unknown; readonly urls?: unknown; readonly url_count?: unknown; readonly data?: unknown }
+  if (typeof value.text === "string") return <pre class="output" tabIndex={0} aria-label="The baseline text">{value.text}</pre>
+  if (Array.isArray(value.urls)) {
+    return (
+      <>
+        <p class="small muted">{String(value.url_count ?? value.urls.length)} URLs</p>
+        <pre class="output" tabIndex={0} aria-label="The baseline URLs">{value.urls.join("\n")}</pre>
+      </>
+    )
+  }
+  return <pre class="json" tabIndex={0} aria-label="The baseline data">{JSON.stringify(value.data ?? value, null, 2)}</pre>
+}
 
 /** A unified diff as lines coloured by what happened to them. */
 export const Diff = ({ diff }: { diff: string }) => (
@@ -198,6 +216,10 @@ const MonitorDetail = ({ id }: { id: string }) => {
           <dt>Webhook</dt><dd>{monitor.webhook === null ? "none" : <><code>{monitor.webhook.url}</code> · <a href={`#/deliveries?monitor_id=${id}`}>deliveries</a></>}</dd>
         </dl>
       </div>
+      <details class="card" id="monitor-baseline">
+        <summary><h2 class="inline">Baseline</h2> <span class="small muted">what the next run is compared against; reset when the target changes</span></summary>
+        <Baseline baseline={monitor.baseline} />
+      </details>
       <h2>Changes</h2>
       <ErrorBox error={changesError} />
       {changes !== undefined && changes.data.length === 0 ? <p class="muted">No change yet. The first run records the baseline; later runs compare against it. Use “Run now” after the page changes.</p> : null}

@@ -345,6 +345,9 @@ describe("the web console", () => {
       await page.waitForSelector("#runs-table")
       return (await page.textContent("#runs-table"))!.includes("completed") ? true : undefined
     })
+    // The baseline it recorded: the page's text.
+    await page.click("#monitor-baseline summary")
+    expect(await page.textContent("#monitor-baseline pre")).toContain("Basic plan: 10 euros a month.")
     pageText = "<main><h1>Prices</h1><p>Basic plan: 12 euros a month.</p><p>New: a yearly plan.</p></main>"
     await page.click("button:has-text(\"Run now\")")
     await page.waitForSelector("text=Run queued")
@@ -356,6 +359,9 @@ describe("the web console", () => {
     await page.click("#changes li button.link")
     await page.waitForSelector(".diff")
     const diff = (await page.textContent(".diff"))!
+    // The baseline is now the changed page.
+    await page.click("#monitor-baseline summary")
+    expect(await page.textContent("#monitor-baseline pre")).toContain("Basic plan: 12 euros a month.")
     expect(diff).toContain("-Basic plan: 10 euros a month.")
     expect(diff).toContain("+Basic plan: 12 euros a month.")
     expect(await page.locator(".diff .line.add").count()).toBeGreaterThanOrEqual(2)

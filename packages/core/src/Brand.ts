@@ -13,6 +13,7 @@
  */
 import { Duration, Effect, Option } from "effect"
 import { createHash } from "node:crypto"
+import * as BlockDetection from "./BlockDetection.js"
 import * as CompanyEvidence from "./CompanyEvidence.js"
 import { type InvalidRequest, RequestTimeout, WebsiteError } from "./Errors.js"
 import { Fetcher } from "./Fetcher.js"
@@ -290,6 +291,12 @@ const fetchBytes = (url: string, maxBytes: number) =>
     Effect.catchAll(() => Effect.succeed(Option.none()))
   )
 
+/** A bot wall, challenge, login wall or soft 404 in place of the page: its error (a brand read from it would be the wall's). */
+const wallOf = (url: string, status: number, html: string): WebsiteError | undefined => {
+  const verdict = BlockDetection.inspect({ url, status, html })
+  return verdict === undefined ? undefined : BlockDetection.toError(url, verdict)
+}
+
 /** Fetches the home page: https then http for a domain; exactly the URL for `by_direct_url`. */
 const fetchHome = (target: Target) =>
   Effect.gen(function*() {
@@ -300,6 +307,8 @@ const fetchHome = (target: Target) =>
       Effect.catchTag("WebsiteError", (error) =>
         plain !== undefined && (error.reason === "Unreachable" || error.reason === "Timeout") ? fetcher.fetch({ url: plain, maxBytes: MAX_PAGE_BYTES }) : Effect.fail(error))
     )
+    const wall = wallOf(response.url, response.status, decodeText(response.body.subarray(0, 400_000)))
+    if (wall !== undefined) return yield* wall
     if (response.status >= 400) return yield* new WebsiteError({ reason: "HttpStatus", url: response.url, status: response.status })
     return response
   })
@@ -378,6 +387,8 @@ export const retrieve = (
           Effect.catchAll(() => Effect.succeed(Option.none()))
         )
       if (Option.isSome(page)) {
+        const wall = wallOf(page.value[0].url, page.value[0].status, page.value[0].html)
+        if (wall !== undefined) return yield* wall
         html = page.value[0].html
         pageUrl = page.value[0].url
         computed = page.value[1].slice(0, 40).filter((value): value is string => typeof value === "string" && value.length <= 64)

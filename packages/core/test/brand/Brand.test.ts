@@ -19,6 +19,9 @@ const bombPng = async (): Promise<Uint8Array> => {
   return png
 }
 
+const WALL = `<!doctype html><html><head><title>Just a moment...</title><link rel="icon" href="/favicon.ico"></head>
+<body><div id="challenge-form">Checking your browser before accessing the site.</div></body></html>`
+
 let site: FixtureSite.Site
 beforeAll(async () => {
   site = await startSites({
@@ -37,7 +40,10 @@ beforeAll(async () => {
       "/app.js": FixtureSite.html(`document.addEventListener("DOMContentLoaded", () => { document.getElementById("root").innerHTML =
         '<h1>Drawn</h1><button style="background:#16a34a;color:#fff">Buy now</button><a class="btn" style="background-color:rgb(22,163,74)" href="/buy">Buy</a>' })`, { contentType: "text/javascript" })
     },
-    "zephyr.test": { "/": FixtureSite.html("<html><head><title>Shop bikes | Zephyr</title></head><body><h1>Bikes</h1></body></html>") }
+    "zephyr.test": { "/": FixtureSite.html("<html><head><title>Shop bikes | Zephyr</title></head><body><h1>Bikes</h1></body></html>") },
+    // A challenge page in place of the home page, answered 200 and 403: no brand is read from it.
+    "wall.test": { "/": FixtureSite.html(WALL) },
+    "wall403.test": { "/": FixtureSite.html(WALL, { status: 403 }) }
   })
 })
 afterAll(async () => {
@@ -125,6 +131,16 @@ describe("Brand.retrieve", () => {
     expect(result.rendered).toBe(true)
     expect(result.brand.colors).toEqual([{ hex: "#16a34a", name: expect.any(String), source: "site" }])
   }, 60_000)
+
+  it("a bot wall or challenge in place of the home page fails, never a brand named 'Just a moment...'", async () => {
+    const fail = (domain: string) => Effect.runPromise(Effect.flip(Brand.retrieve({ domain }).pipe(Effect.provide(fetcherFor(site)))))
+    // Answered 200, only the page says what it is.
+    const walled = await fail("wall.test")
+    expect([walled._tag, walled._tag === "WebsiteError" ? walled.reason : undefined]).toEqual(["WebsiteError", "Blocked"])
+    // Answered 403: the status already fails the fetch (WEBSITE_ACCESS_ERROR).
+    const refused = await fail("wall403.test")
+    expect([refused._tag, refused._tag === "WebsiteError" ? [refused.reason, refused.errorCode] : undefined]).toEqual(["WebsiteError", ["HttpStatus", "WEBSITE_ACCESS_ERROR"]])
+  })
 
   it("each NAICS→EIC pair is a value of the SDK's enums", async () => {
     const { readFileSync } = await import("node:fs")

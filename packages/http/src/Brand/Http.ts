@@ -255,7 +255,13 @@ export const obtain = (retrieval: Retrieval): Effect.Effect<Obtained, RetrieveEr
       timeoutMs: retrieval.timeoutMs,
       timeoutBehavior: retrieval.behavior,
       maxSpeed: retrieval.maxSpeed
-    }))
+    })).pipe(
+      // A wall or challenge in place of the home page is WEBSITE_ACCESS_ERROR, one of the brand errors wave2 §10 names.
+      Effect.catchIf(
+        (error): error is Errors.WebsiteError => error._tag === "WebsiteError" && error.reason === "Blocked",
+        (error) => Effect.fail(new ErrorMapping.ApiFailure({ code: "WEBSITE_ACCESS_ERROR", detail: error.message }))
+      )
+    )
     yield* Assets.store(result.assets)
     if (result.partial !== true) {
       yield* ErrorMapping.dieOnInfrastructure(Store.put(key, result.brand, { index: indexed }))

@@ -20,6 +20,7 @@ const run = `b${Math.random().toString(36).slice(2, 8)}`
 const acme = `${run}-acme.test`
 const later = `${run}-later.test`
 const cold = `${run}-cold.test`
+const walled = `${run}-walled.test`
 const brandName = `Acme ${run} Rockets`
 const ticker = run.toUpperCase()
 
@@ -29,6 +30,7 @@ beforeAll(async () => {
   hosts[acme] = await Acme.routes(acme, brandName)
   hosts[later] = await Acme.routes(later, `Later ${run} Rockets`)
   hosts[cold] = await Acme.routes(cold, `Cold ${run} Rockets`)
+  hosts[walled] = { "/": FixtureSite.html(`<!doctype html><html><head><title>Just a moment...</title></head><body><div id="challenge-form">Checking your browser</div></body></html>`) }
   site = await startSites(hosts)
   // The bundled ticker table, extended by an operator's file: this run's ticker lists the fixture site.
   const dir = mkdtempSync(join(tmpdir(), "sift-tickers-"))
@@ -210,6 +212,21 @@ for (const backend of backends) {
       const refused = await post(secret, "/brand/retrieve", { type: "by_domain", domain: cold, timeoutOpts: { milliseconds: 5_000 } })
       expect(refused.status).toBe(422)
       expect(await balance(orgId)).toBe(before - 21)
+    })
+
+    it("a bot wall in place of the home page is 400 WEBSITE_ACCESS_ERROR, uncharged and not kept", async () => {
+      const { orgId, secret } = await service.key()
+      const before = await balance(orgId)
+      for (let i = 0; i < 2; i++) {
+        const response = await post(secret, "/brand/retrieve", { type: "by_domain", domain: walled })
+        const body = await response.json() as Record<string, any>
+        expect([response.status, body.error_code, body.key_metadata.credits_consumed]).toEqual([400, "WEBSITE_ACCESS_ERROR", 0])
+      }
+      const simplified = await fetch(`${service.baseUrl}/brand/retrieve-simplified?domain=${walled}`, { headers: { authorization: `Bearer ${secret}` } })
+      expect([simplified.status, ((await simplified.json()) as Record<string, any>).error_code]).toEqual([400, "WEBSITE_ACCESS_ERROR"])
+      expect(await balance(orgId)).toBe(before)
+      const kept = await service.run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT 1 FROM brand_cache WHERE domain = ${walled}`))
+      expect(kept.length).toBe(0)
     })
 
     it("bad bodies are 400 naming the member, uncharged", async () => {

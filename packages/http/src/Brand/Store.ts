@@ -39,7 +39,11 @@ export const migrations = {
       sql`CREATE INDEX IF NOT EXISTS brand_index_name_key ON brand_index (name_key text_pattern_ops)`,
       sql`CREATE INDEX IF NOT EXISTS brand_index_domain_prefix ON brand_index (domain text_pattern_ops)`,
       sql`CREATE INDEX IF NOT EXISTS brand_index_trigrams ON brand_index USING gin (trigrams)`
-    ], { discard: true }))
+    ], { discard: true })),
+  // Search reads mapped sites' home pages only: one row a site, not every URL a map has seen (the store's
+  // migrations, url_index among them, run before this package's).
+  "0002_url_index_home_pages": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`CREATE INDEX IF NOT EXISTS url_index_home_pages ON url_index (site) WHERE key = site || '/'`.pipe(Effect.asVoid))
 }
 
 /** A cached retrieval. */

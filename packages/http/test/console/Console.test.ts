@@ -55,6 +55,11 @@ beforeAll(async () => {
   origin = service.baseUrl.replace(/\/v1$/, "")
   site = await FixtureSite.start({
     "/prices": (_req, res) => FixtureSite.html(`<!doctype html><html><head><title>Prices</title></head><body>${pageText}</body></html>`)(_req, res, undefined as never),
+    "/sitemap.xml": (_req, res) =>
+      FixtureSite.html(
+        `<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>${site.url}/a</loc></url><url><loc>${site.url}/b</loc></url></urlset>`,
+        { contentType: "application/xml" }
+      )(_req, res, undefined as never),
     // Answered only when the test releases it: a request that starts before another and is logged after it.
     "/held": async (_req, res) => {
       heldAsked()
@@ -98,9 +103,13 @@ const person = async (role: "owner" | "member" = "owner") => {
 }
 
 /** Follows an invitation link, chooses the password and signs in. */
-const signIn = async (context: BrowserContext, invited: { email: string; link: string }) => {
+const signIn = async (context: BrowserContext, invited: { email: string; link: string }, audit = false) => {
   const page = await context.newPage()
   await page.goto(invited.link)
+  if (audit) {
+    await page.waitForSelector("#set-password")
+    expect(await violations(page)).toEqual([])
+  }
   await page.fill("#set-password input[name=password]", PASSWORD)
   await page.fill("#set-password input[name=again]", PASSWORD)
   await page.click("#set-password button[type=submit]")
@@ -209,7 +218,7 @@ describe("the web console", () => {
     expect(await signInPage.textContent(".error")).toMatch(/Wrong email or password[\s\S]*UNAUTHORIZED[\s\S]*request_id/)
     await signInPage.close()
 
-    const page = await signIn(context, owner)
+    const page = await signIn(context, owner, true)
     const cookies = await context.cookies()
     const session = cookies.find((c) => c.name === "sift_console")!
     expect(session.httpOnly).toBe(true)
@@ -413,7 +422,32 @@ describe("the web console", () => {
       await page.waitForSelector("table.attempts")
       return (await page.textContent("table.attempts"))!.includes("manual") ? true : undefined
     })
+    // Each attempt with its trigger and the receiver's answer.
+    const attemptRows = await page.locator("table.attempts tbody tr").allTextContents()
+    expect(attemptRows.length).toBeGreaterThanOrEqual(2)
+    for (const row of attemptRows) expect(row).toContain("204")
     await shoot(page, "deliveries")
+
+    // A sitemap monitor: made from the same form, its baseline is the sitemap's URLs; then deleted.
+    await go(page, "monitors", "#monitors-table")
+    await page.click("a:has-text(\"New monitor\"), button:has-text(\"New monitor\")")
+    await page.waitForSelector("#monitor-form")
+    await page.fill("#monitor-form input[name=name]", "Site map")
+    await page.selectOption("#monitor-form select[name=type]", "sitemap")
+    await page.fill("#monitor-form input[name=url]", `${site.url}/sitemap.xml`)
+    await page.click("#monitor-form button[type=submit]")
+    await page.waitForSelector("#monitor-facts >> text=sitemap")
+    await until("the sitemap's baseline", async () => {
+      await page.reload()
+      await page.waitForSelector("#monitor-baseline")
+      await page.click("#monitor-baseline summary")
+      return (await page.textContent("#monitor-baseline"))!.includes("2 URLs") ? true : undefined
+    })
+    expect(await page.textContent("#monitor-baseline pre")).toBe(`${site.url}/a\n${site.url}/b`)
+    page.once("dialog", (dialog) => void dialog.accept())
+    await page.click("button:has-text(\"Delete\")")
+    await page.waitForSelector("#monitors-table")
+    expect(await page.textContent("#monitors-table")).not.toContain("Site map")
 
     // Playground: the fixture page as Markdown, HTML, a screenshot and its metadata side by side, with the same call as
     // curl and SDK code.
@@ -441,6 +475,10 @@ describe("the web console", () => {
     // Settings and batches render, accessibly.
     await go(page, "settings", "#members-table")
     expect(await page.textContent("#members-table")).toContain(owner.email)
+    const facts = (await page.textContent("#org-facts"))!
+    expect(facts).toContain("Planscale")
+    expect(facts).toMatch(/Credits[\d,]+ left of 2,500,000 per cycle/)
+    expect(facts).toContain("Zero data retentionnot enabled")
     // An owner adds a person: Sift emails the link (outbox), which sets their password and verifies the address.
     const invitee = `bea-${Math.random().toString(36).slice(2, 8)}@lanterns.example`
     await page.fill("#invite-form input[name=email]", invitee)
@@ -513,6 +551,7 @@ describe("the web console", () => {
     await go(otherPage, "monitors", "text=No monitors yet")
     await go(otherPage, "deliveries", "text=No webhook deliveries yet")
     await go(otherPage, "deliveries?type=batch", "text=Submit a batch with a webhook URL")
+    await go(otherPage, "batches", "text=No batches yet")
     expect(await otherPage.evaluate(async (id) => {
       const session = await (await fetch("/v1/console/session")).json()
       return (await fetch(`/v1/monitors/${id}`, { headers: { "x-csrf-token": session.csrf } })).status

@@ -77,6 +77,23 @@ describe("POST /web/crawl through the official SDK", () => {
     expect(hard.results.some((r) => r.metadata.url === `${site.url}/home`)).toBe(true)
   }, 120_000)
 
+  it("holds maxPages credits up front: a balance below it is 403 USAGE_EXCEEDED, uncharged; the unused rest is released", async () => {
+    const poor = await service.key({ credits: 4 })
+    const poorClient = new ContextDev({ apiKey: poor.secret, baseURL: service.baseUrl, maxRetries: 0, timeout: 120_000 })
+    const poorBalance = () => service.run(Effect.flatMap(Auth.CreditLedger.CreditLedger, (l) => l.balance(poor.orgId))).then((b) => b.remaining)
+    const asked = site.exchanges.length
+    const refused = await poorClient.web.webCrawlMd({ url: `${site.url}/b`, maxDepth: 0, maxPages: 5 })
+      .then(() => undefined, (e: { status?: number; error?: { error_code?: string } }) => e)
+    expect(refused).toMatchObject({ status: 403, error: { error_code: "USAGE_EXCEEDED" } })
+    expect(site.exchanges.length).toBe(asked)
+    expect(await poorBalance()).toBe(4)
+    // maxPages 4 is covered; one page is read and charged, the three held for the rest are released.
+    const crawled = await poorClient.web.webCrawlMd({ url: `${site.url}/b`, maxDepth: 0, maxPages: 4 }) as Crawled
+    expect(crawled.metadata).toMatchObject({ numSucceeded: 1, numUrls: 1 })
+    expect(crawled.key_metadata.credits_consumed).toBe(1)
+    expect(await poorBalance()).toBe(3)
+  }, 60_000)
+
   it("refuses bad input and an unreadable start page, charging nothing", async () => {
     const before = (await balance()).remaining
     const post = async (body: unknown) => {

@@ -303,6 +303,12 @@ const runWith = <E>(config: ServiceConfig.ServiceConfig, application: Applicatio
 
     const reason = yield* (options.until === undefined ? awaitSignal : Effect.as(options.until, "stop requested"))
     readiness.stopping()
+    // Draining: /ready answers 503 while everything else is still served, long enough for a load balancer polling it
+    // to stop sending new requests here before the port closes (a second signal ends the process at once).
+    if (config.shutdownDelayMs > 0) {
+      yield* Effect.log(`shutting down (${reason}): /ready answers 503; still serving for ${config.shutdownDelayMs} ms`)
+      yield* Effect.sleep(config.shutdownDelayMs)
+    }
     yield* Effect.log(`shutting down (${reason}): waiting for ${open.inFlight()} request(s) in flight`)
     yield* open.stopAccepting
     const drained = yield* Effect.timeoutOption(open.drained, config.shutdownTimeoutMs)

@@ -39,6 +39,8 @@ export interface ServiceConfig {
   readonly logLevel: LogLevel.LogLevel
   /** How long shutdown waits for in-flight requests before closing their connections. */
   readonly shutdownTimeoutMs: number
+  /** How long, after SIGTERM and before it stops accepting, the process keeps serving with `/ready` at 503 (draining). */
+  readonly shutdownDelayMs: number
   /** `SIFT_ROLE`: `all` (HTTP and jobs, one process), `api` (HTTP, enqueues only) or `worker` (jobs only). */
   readonly role: Role
   /** `SIFT_QUEUE_CONCURRENCY`: jobs run at once per queue in this process, over each worker's own default. */
@@ -147,6 +149,10 @@ export const config: Config.Config<ServiceConfig> = Config.all({
   shutdownTimeoutMs: Config.integer("SIFT_SHUTDOWN_TIMEOUT_MS").pipe(
     Config.validate({ message: "expected a positive number of milliseconds", validation: (n) => n > 0 }),
     Config.withDefault(30_000)
+  ),
+  shutdownDelayMs: Config.integer("SIFT_SHUTDOWN_DELAY_MS").pipe(
+    Config.validate({ message: "expected 0 to 600000 milliseconds", validation: (n) => n >= 0 && n <= 600_000 }),
+    Config.withDefault(0)
   ),
   role: Config.literal(...roles)("SIFT_ROLE").pipe(Config.withDefault("all" as const)),
   queueConcurrency,

@@ -41,7 +41,7 @@ export const description = [
   "database closes).",
   "Environment: SIFT_HOST, SIFT_PORT, SIFT_DATA_DIR, DATABASE_URL, SIFT_TLS_CERT + SIFT_TLS_KEY (PEM files: serve",
   "HTTPS), SIFT_TRUSTED_PROXIES (comma-separated IPs/CIDRs), SIFT_BOOTSTRAP_KEY + SIFT_BOOTSTRAP_PLAN (ensure that",
-  "API key exists; plan default scale), SIFT_LOG_LEVEL, SIFT_SHUTDOWN_TIMEOUT_MS (default 30000),",
+  "API key exists; plan default scale), SIFT_LOG_LEVEL, SIFT_SHUTDOWN_TIMEOUT_MS (default 30000), SIFT_SHUTDOWN_DELAY_MS (default 0),",
   "SIFT_ALLOW_PRIVATE_TARGETS, SIFT_PROXY_URL, SIFT_COUNTRY_PROXIES, SIFT_HOST_RESOLVER_RULES, SIFT_USER_AGENT,",
   "SIFT_CHROMIUM_PATH, SIFT_BROWSER_WS_ENDPOINT, SIFT_ROLE, SIFT_QUEUE_CONCURRENCY, SIFT_METRICS, SIFT_METRICS_TOKEN,",
   "OTEL_EXPORTER_OTLP_ENDPOINT (traces over OTLP/HTTP). Flags win over their variables. See docs/configuration.md."

@@ -18,7 +18,7 @@ import { BlobStore } from "@sift/store/BlobStore"
 import * as CacheStore from "@sift/store/CacheStore"
 import * as Ids from "@sift/store/Ids"
 import { JobQueue, type JobQueueError } from "@sift/store/JobQueue"
-import { PageIndex } from "@sift/store/PageIndex"
+import { type IndexedPage, PageIndex } from "@sift/store/PageIndex"
 import { Deliveries } from "@sift/webhooks"
 import { Chunk, Clock, Deferred, Duration, Effect, Option, Queue, type Scope } from "effect"
 import { randomBytes } from "node:crypto"
@@ -64,6 +64,8 @@ interface PageWrite {
   readonly ocr: number
   readonly code: string | null
   readonly entry: { readonly key: string; readonly value: Uint8Array } | undefined
+  /** The page's row of Sift's own page index, written in the record's statement. */
+  readonly indexed: IndexedPage | undefined
 }
 
 type Requirements = SqlClient.SqlClient | JobQueue | BatchCredits | BlobStore | Fetcher.Fetcher | Cache.Cache
@@ -155,16 +157,20 @@ export const drive = (batchId: string, options: RunnerOptions = {}): Effect.Effe
     // does not fill the process's memory front with pages nobody has asked for yet.
     const cache = yield* Cache.Cache
     const cacheRows = Option.getOrUndefined(yield* Effect.serviceOption(CacheStore.Rows))
+    // Sift's own page index (when the service provides it) keeps each page's Markdown for the batch's organization, in
+    // the statement that writes the page's record and cache entry.
+    const index = Option.getOrUndefined(yield* Effect.serviceOption(PageIndex))
 
     // Pages that add no links (every batch but a start_url crawl) are written in groups, the way the store's GroupCommit
     // writes log rows: the pages that finished while one group was written go in the next, one statement and one commit
     // for them all. Each record still passes only while its page is pending, and counts only if it did.
     const writes = yield* Queue.unbounded<readonly [PageWrite, Deferred.Deferred<void, SqlError>]>()
-    const writeGroup = (group: ReadonlyArray<PageWrite>) => {
+    const writeGroup = (group: ReadonlyArray<PageWrite>, indexing: boolean) => {
       const cached = cacheRows === undefined ? undefined : CacheStore.upsert(sql, cacheRows, group.flatMap((w) => w.entry === undefined ? [] : [w.entry]))
+      const indexed = indexing ? index?.insert(group.flatMap((w) => w.indexed === undefined ? [] : [w.indexed])) : undefined
       const rows = JSON.stringify(group.map((w) => ({ seq: w.seq, state: w.state, record: w.record, ocr: w.ocr, code: w.code })))
       return sql`
-        WITH ${cached === undefined ? sql`` : sql`cached AS (${cached}), `}r AS (
+        WITH ${cached === undefined ? sql`` : sql`cached AS (${cached}), `}${indexed === undefined ? sql`` : sql`indexed AS (${indexed}), `}r AS (
           SELECT * FROM jsonb_to_recordset(${rows}::jsonb) AS r(seq integer, state text, record jsonb, ocr integer, code text)
         ), written AS (
           UPDATE batch_pages p SET state = r.state, record = r.record, ocr_pages = r.ocr FROM r
@@ -182,7 +188,13 @@ export const drive = (batchId: string, options: RunnerOptions = {}): Effect.Effe
     yield* Effect.forkScoped(Effect.forever(Effect.gen(function*() {
       const first = yield* Queue.take(writes)
       const group = [first, ...Chunk.toReadonlyArray(yield* Queue.takeUpTo(writes, WRITE_GROUP - 1))]
-      const exit = yield* Effect.exit(Effect.asVoid(writeGroup(group.map(([write]) => write))))
+      const pagesOf = group.map(([write]) => write)
+      let exit = yield* Effect.exit(Effect.asVoid(writeGroup(pagesOf, true)))
+      // The index never fails a page: a group refused with its index rows is written again without them.
+      if (exit._tag === "Failure" && pagesOf.some((w) => w.indexed !== undefined)) {
+        yield* Effect.logWarning("batch: page index rows refused, pages written without them", exit.cause)
+        exit = yield* Effect.exit(Effect.asVoid(writeGroup(pagesOf, false)))
+      }
       for (const [, done] of group) yield* Deferred.done(done, exit)
     })))
 
@@ -218,16 +230,34 @@ export const drive = (batchId: string, options: RunnerOptions = {}): Effect.Effe
         // Counted now, before any other page's links are chosen, so pages read at once never pass the ceiling together.
         pages += links.length
         const code = made?.status === "error" ? String(made["error_code"]) : null
+        // The page's index row: not a page read with forwarded headers, which the page cache refuses too.
+        const result = outcome._tag === "Scraped" ? outcome.result : undefined
+        const indexed: IndexedPage | undefined = index !== undefined && state === "ok" && result !== undefined && request._tag === "Right" &&
+            Cache.usesCache(request.right) && typeof result.markdown.data === "string" && result.markdown.data.trim() !== "" && result.isPartial !== true
+          ? {
+            orgId: batch.org_id,
+            url: result.url,
+            title: result.metadata.title ?? "",
+            headings: (result.metadata.headings ?? []).map((heading) => heading.text),
+            markdown: result.markdown.data,
+            description: result.metadata.description,
+            language: result.metadata.language,
+            // A page answered from the cache is as old as its entry, and leaves the index with it.
+            storedAt: Date.now() - result.cache_metadata.age_ms
+          }
+          : undefined
         if (follow === null) {
           const done = yield* Deferred.make<void, SqlError>()
-          yield* Queue.offer(writes, [{ seq: pending.seq, state, record: made ?? null, ocr, code, entry }, done])
+          yield* Queue.offer(writes, [{ seq: pending.seq, state, record: made ?? null, ocr, code, entry, indexed }, done])
           yield* Deferred.await(done)
         } else {
           // One statement (one round trip, atomic): the record only if the page is still pending, then its links and
-          // the batch's counters only if the record was written; the page's cache entry in any case.
+          // the batch's counters only if the record was written; the page's cache entry and index row in any case.
           const cached = cacheRows === undefined ? undefined : CacheStore.upsert(sql, cacheRows, entry === undefined ? [] : [entry])
-          const [counted] = yield* sql<{ added: number | string }>`
-            WITH ${cached === undefined ? sql`` : sql`cached AS (${cached}), `}written AS (
+          const writeCrawled = (indexing: boolean) => {
+            const indexRow = indexing && indexed !== undefined ? index?.insert([indexed]) : undefined
+            return sql<{ added: number | string }>`
+            WITH ${cached === undefined ? sql`` : sql`cached AS (${cached}), `}${indexRow === undefined ? sql`` : sql`indexed AS (${indexRow}), `}written AS (
               UPDATE batch_pages SET state = ${state}, record = ${made === undefined ? null : JSON.stringify(made)}::jsonb, ocr_pages = ${ocr}
               WHERE batch_id = ${batchId} AND seq = ${pending.seq} AND state = 'pending' RETURNING 1
             ), added AS (
@@ -247,26 +277,13 @@ export const drive = (batchId: string, options: RunnerOptions = {}): Effect.Effe
                 ELSE jsonb_set(page_errors, ARRAY[${code ?? ""}::text], to_jsonb(coalesce((page_errors ->> ${code ?? ""})::int, 0) + 1)) END
             WHERE id = ${batchId} AND EXISTS (SELECT 1 FROM written)
             RETURNING (SELECT count(*) FROM added) AS added`
-          pages -= links.length - Number(counted?.added ?? 0)
-        }
-        // Sift's own page index (when the service provides it) keeps the page's Markdown for its organization; not a
-        // page read with forwarded headers, which the page cache refuses too.
-        if (state === "ok" && outcome._tag === "Scraped" && request._tag === "Right" && Cache.usesCache(request.right)) {
-          const result = outcome.result
-          const index = yield* Effect.serviceOption(PageIndex)
-          if (Option.isSome(index) && typeof result.markdown.data === "string" && result.markdown.data.trim() !== "" && result.isPartial !== true) {
-            yield* index.value.add([{
-              orgId: batch.org_id,
-              url: result.url,
-              title: result.metadata.title ?? "",
-              headings: (result.metadata.headings ?? []).map((heading) => heading.text),
-              markdown: result.markdown.data,
-              description: result.metadata.description,
-              language: result.metadata.language,
-              // A page answered from the cache is as old as its entry, and leaves the index with it.
-              storedAt: Date.now() - result.cache_metadata.age_ms
-            }])
           }
+          // The index never fails a page: a statement refused with the index row is made again without it.
+          const [counted] = indexed === undefined
+            ? yield* writeCrawled(false)
+            : yield* Effect.catchAll(writeCrawled(true), (error) =>
+              Effect.zipRight(Effect.logWarning("batch: page index row refused, page written without it", error), writeCrawled(false)))
+          pages -= links.length - Number(counted?.added ?? 0)
         }
       })
 

@@ -84,8 +84,17 @@ const SNIPPET_CHARS = 300
 
 /** The index. @category services */
 export class PageIndex extends Context.Tag("@sift/store/PageIndex")<PageIndex, {
-  /** Adds or replaces pages (one statement). */
-  readonly add: (pages: ReadonlyArray<IndexedPage>) => Effect.Effect<void>
+  /**
+   * Adds or replaces pages in one statement, with `alongside` (a data-modifying statement of the caller's: the pages'
+   * cache entries, `CacheStore.upsert`) in a `WITH` of that statement, so both are written or neither. Whether it was
+   * written; a database error is logged, never failed.
+   */
+  readonly add: (pages: ReadonlyArray<IndexedPage>, alongside?: Fragment) => Effect.Effect<boolean>
+  /**
+   * The pages' insert as a fragment for a data-modifying `WITH` of the caller's own statement (a batch page's record);
+   * none when no page has a host to index it under.
+   */
+  readonly insert: (pages: ReadonlyArray<IndexedPage>) => Fragment | undefined
   /** Best matches first. */
   readonly search: (query: IndexQuery) => Effect.Effect<ReadonlyArray<IndexHit>>
   /** Which of these domains (normalized) have at least one indexed page of the organization. */
@@ -249,7 +258,7 @@ export const make = (options: Options = {}): Effect.Effect<PageIndex["Type"], ne
     )
     yield* Effect.forkScoped(Effect.repeat(prune, Schedule.spaced(Duration.millis(options.sweepIntervalMs ?? 600_000))))
 
-    const add = (pages: ReadonlyArray<IndexedPage>): Effect.Effect<void> => {
+    const insert = (pages: ReadonlyArray<IndexedPage>) => {
       const now = Date.now()
       const rows = pages.flatMap((page) => {
         const host = hostOf(page.url)
@@ -271,7 +280,7 @@ export const make = (options: Options = {}): Effect.Effect<PageIndex["Type"], ne
           expires_at: new Date(Math.min(now, page.storedAt ?? now) + retentionMs).toISOString()
         }]
       })
-      if (rows.length === 0) return Effect.void
+      if (rows.length === 0) return undefined
       return sql`
         INSERT INTO page_index (org_id, url, host_rev, title, snippet, config, document, field_lengths, indexed_at, expires_at)
         SELECT r.org_id, r.url, r.host_rev, r.title, r.snippet, r.config, d.document, ${fieldLengths(sql, sql`d.document`)},
@@ -285,9 +294,15 @@ export const make = (options: Options = {}): Effect.Effect<PageIndex["Type"], ne
           setweight(to_tsvector('simple', r.body), 'C') || setweight(to_tsvector(r.config::regconfig, r.body), 'C') AS document) AS d
         ON CONFLICT (org_id, url) DO UPDATE SET host_rev = EXCLUDED.host_rev, title = EXCLUDED.title,
           snippet = EXCLUDED.snippet, config = EXCLUDED.config, document = EXCLUDED.document,
-          field_lengths = EXCLUDED.field_lengths, indexed_at = EXCLUDED.indexed_at, expires_at = EXCLUDED.expires_at`.pipe(
-        Effect.asVoid,
-        Effect.catchAllCause((cause) => Effect.logWarning("page index: write failed, pages not indexed", cause))
+          field_lengths = EXCLUDED.field_lengths, indexed_at = EXCLUDED.indexed_at, expires_at = EXCLUDED.expires_at`
+    }
+
+    const add = (pages: ReadonlyArray<IndexedPage>, alongside?: Fragment): Effect.Effect<boolean> => {
+      const statement = insert(pages)
+      if (statement === undefined) return Effect.succeed(false)
+      return (alongside === undefined ? statement : sql`WITH alongside AS (${alongside}) ${statement}`).pipe(
+        Effect.as(true),
+        Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("page index: write failed, pages not indexed", cause), false))
       )
     }
 
@@ -428,7 +443,7 @@ export const make = (options: Options = {}): Effect.Effect<PageIndex["Type"], ne
         Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("page index: coverage lookup failed", cause), [] as ReadonlyArray<string>))
       )
 
-    return PageIndex.of({ add, search, covered, prune })
+    return PageIndex.of({ add, insert: (pages) => insert(pages), search, covered, prune })
   })
 
 /**

@@ -121,6 +121,30 @@ for (const backend of backends) {
           expect((yield* sql<{ url: string }>`SELECT url FROM page_index WHERE org_id = ${org}`).map((r) => r.url.slice(r.url.lastIndexOf("/"))).sort()).toEqual(["/fresh", "/older"])
         }))
 
+      it.effect("writes a caller's statement with the pages, both or neither: the rows share one transaction, and a refused one leaves no page", () =>
+        Effect.gen(function*() {
+          const index = yield* PageIndex.PageIndex
+          const sql = yield* SqlClient.SqlClient
+          const org = `org_${unique()}`
+          const table = `beside_${unique()}`
+          yield* sql`CREATE TABLE ${sql(table)} (id text PRIMARY KEY)`
+          const page = (path: string) => ({ orgId: org, url: `https://${org}.test/${path}`, title: path, headings: [], markdown: `the ${path} page` })
+          expect(yield* index.add([page("together")], sql`INSERT INTO ${sql(table)} (id) VALUES ('together')`)).toBe(true)
+          const [row] = yield* sql<{ same: boolean }>`
+            SELECT (SELECT xmin::text FROM ${sql(table)} WHERE id = 'together') = (SELECT xmin::text FROM page_index WHERE org_id = ${org}) AS same`
+          expect(row!.same).toBe(true)
+          // The caller's statement fails (its key is taken): the page is not indexed either, and add says so.
+          expect(yield* index.add([page("refused")], sql`INSERT INTO ${sql(table)} (id) VALUES ('together')`)).toBe(false)
+          expect((yield* index.search({ orgId: org, text: "refused", limit: 10 })).map((h) => h.url)).toEqual([])
+          expect((yield* index.search({ orgId: org, text: "together", limit: 10 })).map((h) => h.url)).toEqual([`https://${org}.test/together`])
+          // As a fragment of the caller's own statement.
+          const insert = index.insert([page("inside")])!
+          yield* sql`WITH indexed AS (${insert}) INSERT INTO ${sql(table)} (id) VALUES ('inside')`
+          expect((yield* index.search({ orgId: org, text: "inside", limit: 10 })).map((h) => h.url)).toEqual([`https://${org}.test/inside`])
+          expect(index.insert([{ ...page("nowhere"), url: "not a url" }])).toBeUndefined()
+          yield* sql`DROP TABLE ${sql(table)}`
+        }))
+
       it.effect("replaces a page on re-index and prunes expired rows", () =>
         Effect.gen(function*() {
           const index = yield* PageIndex.PageIndex

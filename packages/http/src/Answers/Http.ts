@@ -91,13 +91,13 @@ export const readPage = (
       ...(options.zdr ? { zdr: "enabled" } : {})
     }))
     if (request._tag === "Left") return Option.none()
-    const outcome = yield* Effect.either(Effect.timeoutFail(Pipeline.runMemoized(request.right), {
+    // Sift's own page index keeps the page with its cache entry.
+    const outcome = yield* Indexing.storing(caller.auth.org.id, options.zdr || !Cache.usesCache(request.right), Effect.either(Effect.timeoutFail(Pipeline.runMemoized(request.right), {
       duration: Duration.millis(options.timeoutMs),
       onTimeout: () => new Errors.RequestTimeout({ milliseconds: options.timeoutMs })
-    }))
+    })), (read) => read._tag === "Right" ? [{ url, result: read.right.result }] : [])
     if (outcome._tag === "Left") return Option.none()
     const result = outcome.right.result
-    yield* Indexing.indexPages(caller.auth.org.id, options.zdr || !Cache.usesCache(request.right), [{ url, result }])
     const markdown = result.markdown.data ?? ""
     if (markdown.trim() === "") return Option.none()
     return Option.some({ url: result.url || url, title: result.metadata.title ?? "", markdown, html: result.html?.data ?? undefined })

@@ -130,21 +130,23 @@ export const crawl: Handler<Planned, Errors.InvalidRequest, never, Errors.Scrape
   run: (caller, planned) =>
     Effect.gen(function*() {
       const pages: Array<Crawler.CrawledPage> = []
-      const finished = yield* Effect.timeoutOption(Crawler.collect(planned.options, pages), Duration.millis(planned.timeoutMs))
-      const read = pages.filter((p) => p.outcome._tag !== "Skipped")
-      if (Option.isNone(finished) && (planned.behavior === "fail" || read.length === 0)) {
-        return yield* new Errors.RequestTimeout({
-          milliseconds: planned.timeoutMs,
-          detail: planned.behavior === "fail" ? "the crawl had not finished" : "no page had been read to return"
-        })
-      }
-      // A start page that cannot be read is the request's failure (uncharged), as a scrape of it would be.
-      const start = pages.find((p) => p.depth === 0)
-      if (start?.outcome._tag === "Failed" && read.length === 1) return yield* Effect.fail(start.outcome.error)
-      const succeeded = read.filter((p) => p.outcome._tag === "Scraped")
-      // Sift's own page index keeps what was read (never with ZDR).
-      yield* Indexing.indexPages(caller.auth.org.id, planned.body.zdr === "enabled", succeeded.flatMap((p) =>
-        p.outcome._tag === "Scraped" ? [{ url: p.url, result: p.outcome.result }] : []))
+      const crawled = Effect.gen(function*() {
+        const finished = yield* Effect.timeoutOption(Crawler.collect(planned.options, pages), Duration.millis(planned.timeoutMs))
+        const read = pages.filter((p) => p.outcome._tag !== "Skipped")
+        if (Option.isNone(finished) && (planned.behavior === "fail" || read.length === 0)) {
+          return yield* new Errors.RequestTimeout({
+            milliseconds: planned.timeoutMs,
+            detail: planned.behavior === "fail" ? "the crawl had not finished" : "no page had been read to return"
+          })
+        }
+        // A start page that cannot be read is the request's failure (uncharged), as a scrape of it would be.
+        const start = pages.find((p) => p.depth === 0)
+        if (start?.outcome._tag === "Failed" && read.length === 1) return yield* Effect.fail(start.outcome.error)
+        return { finished, read, succeeded: read.filter((p) => p.outcome._tag === "Scraped") }
+      })
+      // Sift's own page index keeps what was read (never with ZDR), each page with its cache entry.
+      const { finished, read, succeeded } = yield* Indexing.storing(caller.auth.org.id, planned.body.zdr === "enabled", crawled, (done) =>
+        done.succeeded.flatMap((p) => p.outcome._tag === "Scraped" ? [{ url: p.url, result: p.outcome.result }] : []))
       const ocr = succeeded.reduce((sum, p) => sum + (p.outcome._tag === "Scraped" ? p.outcome.ocrPages : 0), 0)
       const summary = Option.isSome(finished) ? finished.value.summary : undefined
       return {

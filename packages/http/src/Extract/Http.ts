@@ -206,17 +206,21 @@ export const extract: Handler<
       // The crawl may use the deadline but what the filling needs (a model gets a share, at least 5 s when it can).
       const model = yield* LanguageModel.LanguageModel
       const fillReserveMs = Option.isSome(model.endpoint) ? Math.max(5_000, Math.floor(planned.timeoutMs * 0.3)) : 500
-      const finished = yield* Effect.timeoutOption(crawl, Duration.millis(Math.max(1, (yield* left) - fillReserveMs)))
-      if (pages.length === 0) {
-        if (Option.isNone(finished)) return yield* new Errors.RequestTimeout({ milliseconds: planned.timeoutMs, detail: "no page was read in time" })
-        if (startError !== undefined) return yield* Effect.fail(startError)
-        return yield* new Errors.RequestTimeout({ milliseconds: planned.timeoutMs, detail: "no page of the site could be read" })
-      }
-      if (Option.isNone(finished) && planned.behavior === "fail" && pages.length < planned.maxPages && frontier.size > 0) {
-        return yield* new Errors.RequestTimeout({ milliseconds: planned.timeoutMs, detail: "the pages were not read in time" })
-      }
+      const crawled = Effect.gen(function*() {
+        const finished = yield* Effect.timeoutOption(crawl, Duration.millis(Math.max(1, (yield* left) - fillReserveMs)))
+        if (pages.length === 0) {
+          if (Option.isNone(finished)) return yield* new Errors.RequestTimeout({ milliseconds: planned.timeoutMs, detail: "no page was read in time" })
+          if (startError !== undefined) return yield* Effect.fail(startError)
+          return yield* new Errors.RequestTimeout({ milliseconds: planned.timeoutMs, detail: "no page of the site could be read" })
+        }
+        if (Option.isNone(finished) && planned.behavior === "fail" && pages.length < planned.maxPages && frontier.size > 0) {
+          return yield* new Errors.RequestTimeout({ milliseconds: planned.timeoutMs, detail: "the pages were not read in time" })
+        }
+        return finished
+      })
       const isPrivate = body.zdr === "enabled"
-      yield* Indexing.indexPages(caller.auth.org.id, isPrivate, pages.map(({ url, result }) => ({ url, result })))
+      // Sift's own page index keeps the pages read (never with ZDR), each with its cache entry.
+      const finished = yield* Indexing.storing(caller.auth.org.id, isPrivate, crawled, () => pages.map(({ url, result }) => ({ url, result })))
       const results = pages.map((p) => p.result)
       let data: unknown = Fill.fromStructuredData(body.schema, results)
       // Image fields make the pages' image references available to the model.

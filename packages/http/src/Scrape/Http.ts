@@ -32,9 +32,9 @@ export const scrape: Handler<
       const startedAt = yield* Clock.currentTimeMillis
       // Image dedupe and enrichment (`imageParams`) download the images within what is left of the deadline.
       // The screenshot output goes through the screenshot cache; everything else as Pipeline.runMemoized.
-      const outcome = yield* ScrapeCache.run(request)
-      // Sift's own page index keeps the page (not with ZDR or forwarded headers, as the page cache).
-      yield* Indexing.indexPages(caller.auth.org.id, !Cache.usesCache(request), [{ url: request.url, result: outcome.result }])
+      // Sift's own page index keeps the page with its cache entry (not with ZDR or forwarded headers, as the page cache).
+      const outcome = yield* Indexing.storing(caller.auth.org.id, !Cache.usesCache(request), ScrapeCache.run(request), (read) =>
+        [{ url: request.url, result: read.result }])
       const { result } = yield* Images.enrichResult(request, outcome.result, startedAt)
       return { body: { ...result }, credits: chargeOf(1, outcome.document) }
     })

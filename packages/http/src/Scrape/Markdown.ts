@@ -43,10 +43,9 @@ export const markdown: Handler<ScrapeQuery.Decoded<typeof Query.Type>, Errors.In
   // A query decoded before is answered at once, so a repeated request is validated without a step of its own.
   validate: (caller) => andThen(decode(caller), (decoded) => Effect.succeed(ScrapeQuery.planFor(decoded.request, creditsOf(decoded), decoded))),
   run: (caller, decoded) =>
-    Effect.map(andThen(Pipeline.runMemoized(decoded.request, ScrapeQuery.runOptions(decoded.query)), (outcome) =>
-      // Sift's own page index keeps the page (not with ZDR or forwarded headers); a page it has seen lately costs no step.
-      andThen(Indexing.indexPages(caller.auth.org.id, !Cache.usesCache(decoded.request), [{ url: decoded.request.url, result: outcome.result }]), () =>
-        Effect.succeed(outcome))), ({ derived, document, render, result }) => ({
+    // Sift's own page index keeps the page with its cache entry (not with ZDR or forwarded headers).
+    Effect.map(Indexing.storing(caller.auth.org.id, !Cache.usesCache(decoded.request), Pipeline.runMemoized(decoded.request, ScrapeQuery.runOptions(decoded.query)), (outcome) =>
+      [{ url: decoded.request.url, result: outcome.result }]), ({ derived, document, render, result }) => ({
       // The members a memoized result always answers with are serialized once per memo.
       serialized: derived.get("markdown", () => {
         const markdownText = result.markdown.data ?? ""

@@ -278,13 +278,13 @@ const readMarkdown = (caller: Caller, url: string, body: Body, timeoutMs: number
     if (request._tag === "Left") return { code: "ERROR" as MarkdownCode, markdown: null }
     // pdf.shouldParse false: a PDF result is skipped (PDF_SKIPPED, answered as WEBSITE_ACCESS_ERROR).
     const pdfShouldParse = body.markdownOptions?.pdf?.shouldParse
-    const outcome = yield* Effect.either(Effect.timeoutFail(Pipeline.runMemoized(request.right, pdfShouldParse === undefined ? {} : { pdfShouldParse }), {
+    // Sift's own page index keeps the result with its cache entry.
+    const outcome = yield* Indexing.storing(caller.auth.org.id, !Cache.usesCache(request.right), Effect.either(Effect.timeoutFail(Pipeline.runMemoized(request.right, pdfShouldParse === undefined ? {} : { pdfShouldParse }), {
       duration: Duration.millis(timeoutMs),
       onTimeout: () => new Errors.RequestTimeout({ milliseconds: timeoutMs, detail: "the result was not read in time" })
-    }))
+    })), (read) => read._tag === "Right" ? [{ url, result: read.right.result }] : [])
     if (outcome._tag === "Left") return { code: codeOf(outcome.left), markdown: null }
     const result = outcome.right.result
-    yield* Indexing.indexPages(caller.auth.org.id, !Cache.usesCache(request.right), [{ url, result }])
     return {
       code: "SUCCESS" as MarkdownCode,
       markdown: result.markdown.data ?? "",

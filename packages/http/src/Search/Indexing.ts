@@ -1,16 +1,21 @@
 /**
  * Feeds Sift's own page index (store `PageIndex`) from the pages an organization reads: `POST /web/scrape` and the
- * scrape GETs that give Markdown, `POST /web/crawl`, and the results `POST /web/search` reads to Markdown. Never a page
- * asked for with ZDR, nor one without Markdown or a title to index. A freshly fetched page (the moment its cache
- * entry is written) is always (re)indexed; a page answered from the cache is indexed for an organization the first
- * time this process sees that organization read it within `RECENT_MS`, so a cache hit costs no write on the hot path.
- * Indexing never fails a request: a database error is logged by the index and the answer goes out.
+ * scrape GETs that give Markdown, `POST /web/crawl`, the results `POST /web/search` reads to Markdown, and the pages
+ * answers and extract read (batches index theirs in their record's statement). Never a page asked for with ZDR, nor
+ * one without Markdown to index. A freshly fetched page is always (re)indexed, in the statement that stores its
+ * page-cache entry (`storing`: the pipeline's cache writes are held until the page is read, then written with its
+ * index row, both or neither); a page answered from the cache is indexed for an organization the first time this
+ * process sees that organization read it within `RECENT_MS`, so a cache hit costs no write on the hot path. Indexing
+ * never fails a request: a database error is logged, the held cache entries are written on their own, and the answer
+ * goes out.
  *
  * @since 0.1.0
  */
-import type { ScrapeResult } from "@sift/core"
-import { PageIndex } from "@sift/store/PageIndex"
-import { Effect, Option } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import { Cache, type ScrapeResult } from "@sift/core"
+import * as CacheStore from "@sift/store/CacheStore"
+import { type IndexedPage, PageIndex } from "@sift/store/PageIndex"
+import { Effect, Exit, Option } from "effect"
 
 /** How long a page read from the cache by one organization is not indexed again by this process. */
 export const RECENT_MS = 10 * 60_000
@@ -36,32 +41,73 @@ export interface ReadPage {
   readonly result: ScrapeResult.ScrapeResult
 }
 
-/**
- * Indexes pages this organization read; `private` (ZDR, or forwarded headers: what the page cache refuses too)
- * indexes nothing.
- */
-export const indexPages = (orgId: string, isPrivate: boolean, pages: ReadonlyArray<ReadPage>): Effect.Effect<void> => {
-  if (isPrivate || pages.length === 0) return Effect.void
+/** The rows of the pages worth indexing now (see the module's rules); remembers them as indexed. */
+const indexable = (orgId: string, pages: ReadonlyArray<ReadPage>): Array<IndexedPage> => {
   const now = Date.now()
-  const fresh = pages.filter(({ result }) => {
+  return pages.filter(({ result }) => {
     if (result.isPartial === true || result.cache_metadata.status === "zdr") return false
     if (typeof result.markdown.data !== "string" || result.markdown.data.trim() === "") return false
     const key = `${orgId}\u0000${result.url}`
     if (result.cache_metadata.status === "hit" && seenRecently(key, now)) return false
     remember(key, now)
     return true
-  })
-  if (fresh.length === 0) return Effect.void
-  return Effect.flatMap(Effect.serviceOption(PageIndex), (index) =>
-    Option.isNone(index) ? Effect.void : index.value.add(fresh.map(({ result }) => ({
-      orgId,
-      url: result.url,
-      title: result.metadata.title ?? "",
-      headings: (result.metadata.headings ?? []).map((heading) => heading.text),
-      markdown: result.markdown.data ?? "",
-      description: result.metadata.description,
-      language: result.metadata.language,
-      // A page answered from the cache is as old as its entry, and leaves the index with it.
-      storedAt: now - result.cache_metadata.age_ms
-    }))))
+  }).map(({ result }) => ({
+    orgId,
+    url: result.url,
+    title: result.metadata.title ?? "",
+    headings: (result.metadata.headings ?? []).map((heading) => heading.text),
+    markdown: result.markdown.data ?? "",
+    description: result.metadata.description,
+    language: result.metadata.language,
+    // A page answered from the cache is as old as its entry, and leaves the index with it.
+    storedAt: now - result.cache_metadata.age_ms
+  }))
 }
+
+/**
+ * Indexes pages this organization read; `private` (ZDR, or forwarded headers: what the page cache refuses too)
+ * indexes nothing.
+ */
+export const indexPages = (orgId: string, isPrivate: boolean, pages: ReadonlyArray<ReadPage>): Effect.Effect<void> => {
+  if (isPrivate || pages.length === 0) return Effect.void
+  const rows = indexable(orgId, pages)
+  if (rows.length === 0) return Effect.void
+  return Effect.flatMap(Effect.serviceOption(PageIndex), (index) => Option.isNone(index) ? Effect.void : Effect.asVoid(index.value.add(rows)))
+}
+
+/**
+ * Runs `read` (pages through the pipeline) and indexes the pages `pagesOf` gives of its result in the statement that
+ * stores their page-cache entries: the cache writes `read` makes are held, then written with the index rows, both or
+ * neither. Whatever is not written that way (no page to index, a failed or interrupted read, a database error) is
+ * written to the cache on its own, as it would have been. Without the store's cache or the index, or for a `private`
+ * read: the read as it is, then `indexPages`.
+ */
+export const storing = <A, E, R>(
+  orgId: string,
+  isPrivate: boolean,
+  read: Effect.Effect<A, E, R>,
+  pagesOf: (value: A) => ReadonlyArray<ReadPage>
+): Effect.Effect<A, E, R | Cache.Cache> =>
+  Effect.flatMap(
+    Effect.all([Effect.serviceOption(PageIndex), Effect.serviceOption(CacheStore.Rows), Effect.serviceOption(SqlClient.SqlClient)]),
+    ([index, rows, sql]): Effect.Effect<A, E, R | Cache.Cache> => {
+      if (isPrivate || Option.isNone(index) || Option.isNone(rows) || Option.isNone(sql)) {
+        return Effect.tap(read, (value) => indexPages(orgId, isPrivate, pagesOf(value)))
+      }
+      return Effect.flatMap(Cache.Cache, (cache) =>
+        Effect.uninterruptibleMask((restore) => {
+          const held: Array<{ readonly key: string; readonly value: Uint8Array }> = []
+          const holding = Cache.Cache.of({ get: cache.get, set: (key, value) => Effect.sync(() => void held.push({ key, value })) })
+          return Effect.flatMap(Effect.exit(restore(Effect.provideService(read, Cache.Cache, holding))), (exit) => {
+            const pages = Exit.isSuccess(exit) ? indexable(orgId, pagesOf(exit.value)) : []
+            const write = pages.length === 0
+              ? Effect.succeed(false)
+              : index.value.add(pages, held.length === 0 ? undefined : CacheStore.upsert(sql.value, rows.value, held))
+            return Effect.zipRight(
+              Effect.flatMap(write, (written) => written ? Effect.void : Effect.forEach(held, (entry) => cache.set(entry.key, entry.value), { discard: true })),
+              exit
+            )
+          })
+        }))
+    }
+  )

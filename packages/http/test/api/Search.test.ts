@@ -5,6 +5,7 @@
  * (`*.test`) are served by one local server through host rules. Sift's own page index is fed by real crawls and
  * scrapes and searched per organization.
  */
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Auth from "@sift/auth"
 import ContextDev from "context.dev"
 import { Effect } from "effect"
@@ -131,6 +132,17 @@ afterAll(async () => {
 
 const balance = (service: TestService.TestService, orgId: string) =>
   service.run(Effect.flatMap(Auth.CreditLedger.CreditLedger, (l) => l.balance(orgId))).then((b) => b.remaining)
+
+/**
+ * Each of the organization's index rows with what its transaction also wrote (rows of one transaction share `xmin`):
+ * page-cache entries and batch records.
+ */
+const writtenWith = (service: TestService.TestService, orgId: string) =>
+  service.run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ url: string; cached: number; records: number }>`
+    SELECT p.url,
+      (SELECT count(*)::int FROM cache_entries c WHERE c.xmin::text = p.xmin::text) AS cached,
+      (SELECT count(*)::int FROM batch_pages b WHERE b.xmin::text = p.xmin::text AND b.record IS NOT NULL) AS records
+    FROM page_index p WHERE p.org_id = ${orgId} ORDER BY p.url`))
 
 const clientOf = (service: TestService.TestService, secret: string) =>
   new ContextDev({ apiKey: secret, baseURL: service.baseUrl, maxRetries: 0, timeout: 120_000 })
@@ -277,10 +289,14 @@ describe("Sift's own page index behind POST /web/search", () => {
     expect(scoped.results.map((r) => r.url)).toEqual(["http://docs.acme.test/tuning"])
     const other = await clientOf(noEngine, theirs.secret).web.search({ query: "flux capacitor calibration" }) as Searched
     expect(other.results.map((r) => r.url)).toEqual(["http://other.test/"])
+    // Each page crawled or scraped was indexed by the transaction that stored its page-cache entry.
+    const mineWritten = await writtenWith(noEngine, mine.orgId)
+    expect(mineWritten.map((row) => row.url)).toContain("http://docs.acme.test/install")
+    for (const row of [...mineWritten, ...await writtenWith(noEngine, theirs.orgId)]) expect(row.cached, row.url).toBeGreaterThanOrEqual(1)
   }, 120_000)
 
   it("finds a page a batch read", async () => {
-    const { secret } = await noEngine.key({ credits: 1_000 })
+    const { secret, orgId } = await noEngine.key({ credits: 1_000 })
     const client = clientOf(noEngine, secret)
     const submitted = await client.batch.submit({ input: { mode: "scrape", data: { format: "markdown", urls: [{ url: "http://batch.test/" }] } } } as never) as unknown as { id: string }
     await eventually(async () => {
@@ -289,6 +305,8 @@ describe("Sift's own page index behind POST /web/search", () => {
     }, 60_000)
     const found = await client.web.search({ query: "quantum marmalade" }) as Searched
     expect(found.results.map((r) => r.url)).toEqual(["http://batch.test/"])
+    // Indexed by the statement that wrote the page's record and its cache entry.
+    expect(await writtenWith(noEngine, orgId)).toEqual([{ url: "http://batch.test/", cached: 1, records: 1 }])
   }, 120_000)
 
   it("with an engine, a query scoped to indexed sites is answered by the index without asking the engine", async () => {

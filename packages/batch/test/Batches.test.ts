@@ -304,6 +304,48 @@ for (const backend of backends) {
         expect(yield* balance(owner.orgId)).toBe(88)
       }).pipe(Effect.provide(environment(backend))), 120_000)
 
+    it.scopedLive("a settlement that dies before it commits leaves nothing behind: the next drive settles once (one set of parts, one refund)", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const owner: Batches.Owner = { orgId: `org_${unique()}`, keyId: undefined, plan: "pro" }
+        yield* fund(owner.orgId, 100)
+        const urls = [`${origin}/p/settle-1`, `${origin}/missing`, `${origin}/p/settle-2`]
+        const made = yield* Batches.submit(owner, scrapeBody(urls.map((url) => ({ url }))), { requestId: "rs" })
+        const blobsBefore = Number((yield* sql<{ n: string | number }>`SELECT count(*) AS n FROM blobs WHERE key LIKE 'batch-file/%'`)[0]!.n)
+        // The process dies in the middle of settling: the parts are written and the refund made in its transaction,
+        // then it ends before the commit (as kill -9 would).
+        const credits = yield* BatchCredits
+        let dying = true
+        const dies = BatchCredits.of({
+          ...credits,
+          settle: (input) => Effect.zipRight(credits.settle(input), dying ? Effect.sync(() => void (dying = false)).pipe(Effect.zipRight(Effect.die("killed mid-settlement"))) : Effect.void)
+        })
+        const crashed = yield* Effect.exit(Effect.provideService(BatchRunner.drive(made.id, { leaseMs: 600 }), BatchCredits, dies))
+        expect(crashed._tag).toBe("Failure")
+        expect(dying).toBe(false)
+        // Nothing of the settlement stayed: still running, no parts, no refund, every record kept.
+        const after = yield* Batches.get(owner, made.id, String)
+        expect(after.status).toBe("running")
+        expect(after.results).toBeNull()
+        expect(after.progress).toEqual({ succeeded: 2, failed: 1, pending: 0 })
+        expect(yield* balance(owner.orgId)).toBe(97)
+        expect(Number((yield* sql<{ n: string | number }>`SELECT count(*) AS n FROM batch_files WHERE batch_id = ${made.id}`)[0]!.n)).toBe(0)
+        expect(Number((yield* sql<{ n: string | number }>`SELECT count(*) AS n FROM blobs WHERE key LIKE 'batch-file/%'`)[0]!.n)).toBe(blobsBefore)
+        // Once the dead drive's lease lapses, the next drive settles it, once; a further drive changes nothing.
+        yield* Effect.sleep(700)
+        yield* BatchRunner.drive(made.id, { leaseMs: 600 })
+        yield* BatchRunner.drive(made.id, { leaseMs: 600 })
+        const view = yield* Batches.get(owner, made.id, (f) => `http://files/${f}`)
+        expect(view.status).toBe("completed")
+        expect(view.credits).toEqual({ net: 2, ocr_charged: 0, refunded: 1, reserved: 3 })
+        expect(yield* balance(owner.orgId)).toBe(98)
+        expect(view.results!.files.map((f) => f.items)).toEqual([3])
+        expect(Number((yield* sql<{ n: string | number }>`SELECT count(*) AS n FROM blobs WHERE key LIKE 'batch-file/%'`)[0]!.n)).toBe(blobsBefore + 1)
+        const records = yield* allResults(owner, made.id, 100)
+        expect(records.map((r) => r["url"])).toEqual(urls)
+        expect(yield* readFile(view.results!.files[0]!.url.replace("http://files/", ""))).toEqual(records)
+      }).pipe(Effect.provide(environment(backend))), 120_000)
+
     it.scopedLive("with the store's cache, each page's cache entry is written with its record (a row, not the memory front), one record per page", () =>
       Effect.gen(function*() {
         const owner: Batches.Owner = { orgId: `org_${unique()}`, keyId: undefined, plan: "pro" }

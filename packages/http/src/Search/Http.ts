@@ -192,6 +192,25 @@ const indexDomainsOf = (body: Body): Array<string> => [
 ].filter((d) => d !== "")
 
 /** Searches one query in the chosen source. */
+/**
+ * The engine's search language for a country (wave2 §6: `country` to the engine's language or region, best effort): the
+ * country's main language as a SearXNG locale (`de-DE`); a country this table lacks leaves the engine's default.
+ */
+export const languageOfCountry = (country: string | undefined): string | undefined => {
+  if (country === undefined) return undefined
+  const code = country.toLowerCase()
+  const language = mainLanguage[code]
+  return language === undefined ? undefined : `${language}-${code.toUpperCase()}`
+}
+
+const mainLanguage: Readonly<Record<string, string>> = {
+  ar: "es", at: "de", au: "en", be: "nl", bg: "bg", br: "pt", ca: "en", ch: "de", cl: "es", cn: "zh", co: "es", cz: "cs",
+  de: "de", dk: "da", ee: "et", eg: "ar", es: "es", fi: "fi", fr: "fr", gb: "en", gr: "el", hk: "zh", hr: "hr", hu: "hu",
+  id: "id", ie: "en", il: "he", in: "en", it: "it", jp: "ja", kr: "ko", lt: "lt", lv: "lv", mx: "es", my: "ms", nl: "nl",
+  no: "nb", nz: "en", pe: "es", ph: "en", pl: "pl", pt: "pt", ro: "ro", rs: "sr", ru: "ru", sa: "ar", se: "sv", sg: "en",
+  si: "sl", sk: "sk", th: "th", tr: "tr", tw: "zh", ua: "uk", uk: "en", us: "en", vn: "vi", za: "en"
+}
+
 const searchOne = (
   caller: Caller,
   source: "index" | "searxng",
@@ -207,6 +226,7 @@ const searchOne = (
         query,
         numResults: planned.numResults,
         freshness: body.freshness,
+        language: languageOfCountry(body.country),
         includeDomains: body.includeDomains,
         excludeDomains: body.excludeDomains,
         timeoutMs

@@ -177,6 +177,12 @@ describe("POST /web/search through the official SDK (SearXNG stand-in)", () => {
     const only = await client.web.search({ query: "blue widgets", includeDomains: ["shop.test"] }) as Searched
     expect(only.results.map((r) => r.url)).toEqual(["http://shop.test/blue"])
     expect(engine.requests.at(-1)!.get("q")).toBe("blue widgets site:shop.test")
+    expect(engine.requests.at(-1)!.get("language")).toBeNull()
+    // country: the engine searches in the country's main language (best effort); one it does not know, in its default.
+    await client.web.search({ query: "blue widgets", country: "de" } as never)
+    expect(engine.requests.at(-1)!.get("language")).toBe("de-DE")
+    await client.web.search({ query: "blue widgets", country: "aq" } as never)
+    expect(engine.requests.at(-1)!.get("language")).toBeNull()
   }, 60_000)
 
   it("reads each result to Markdown when asked: SUCCESS, or a code for a dead or skipped result; 1 + 1 per page read", async () => {

@@ -9,7 +9,10 @@
  * Target: Sift's requests/s at least 1/5 of the bare server's. The figures swing with the machine's load (the load
  * generator, the server and PGlite's worker thread share its cores): report `uptime` with them.
  *
- *   npm run bench -- http [--seconds 5] [--rounds 3] [--warmup 3] [--concurrency 32]
+ * With `--postgres` the service runs on PostgreSQL (DATABASE_URL, a schema of its own): every answer waits for its
+ * charge and log row to commit in a group commit there.
+ *
+ *   npm run bench -- http [--seconds 5] [--rounds 3] [--warmup 3] [--concurrency 32] [--postgres]
  */
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -25,7 +28,9 @@ const { values } = parseArgs({
     seconds: { type: "string", default: "5" },
     rounds: { type: "string", default: "3" },
     warmup: { type: "string", default: "3" },
-    concurrency: { type: "string", default: "32" }
+    concurrency: { type: "string", default: "32" },
+    // On PostgreSQL (DATABASE_URL, a fresh schema) instead of PGlite: the same target must hold there (issue 22).
+    postgres: { type: "boolean", default: false }
   }
 })
 const seconds = Number(values.seconds)
@@ -36,7 +41,8 @@ const concurrency = Number(values.concurrency)
 // The page Sift scrapes (once; then every request is a cache hit).
 const originSite = await startOrigin()
 const target = originSite.url
-const service = await startService("http")
+if (values.postgres && !process.env.DATABASE_URL) throw new Error("--postgres needs DATABASE_URL")
+const service = await startService("http", values.postgres ? { postgres: process.env.DATABASE_URL! } : {})
 const { orgId, runtime, secret } = service
 const port = Number(new URL(service.origin).port)
 const path = `/v1/web/scrape/markdown?url=${encodeURIComponent(target)}`
@@ -81,7 +87,7 @@ const show = (name: string, f: Figures) =>
   console.log(`  ${name.padEnd(38)} ${f.rps.toFixed(0).padStart(7)} req/s   p50 ${f.p50.toFixed(2)} ms   p99 ${f.p99.toFixed(2)} ms   errors ${f.errors}`)
 
 const before = await runtime.runPromise(Effect.flatMap(Auth.CreditLedger.CreditLedger, (ledger) => ledger.balance(orgId)))
-console.log(`cache-hit GET /v1/web/scrape/markdown, ${concurrency} in flight, ${rounds} rounds of ${seconds} s per server, after ${warmup} s warm-up each (PGlite)`)
+console.log(`cache-hit GET /v1/web/scrape/markdown, ${concurrency} in flight, ${rounds} rounds of ${seconds} s per server, after ${warmup} s warm-up each (${values.postgres ? "PostgreSQL" : "PGlite"}), load ${(await import("node:os")).loadavg().map((l) => l.toFixed(1)).join(" ")}`)
 // Both servers warm up first (JIT), then take turns, so a busy neighbour on the machine hits both alike.
 await load(bareUrl, {}, warmup)
 siftRequests += (await load(siftUrl, headers, warmup)).count

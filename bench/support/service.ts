@@ -9,11 +9,12 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as HttpServer from "@effect/platform/HttpServer"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Auth from "@sift/auth"
 import { Fetcher, Renderer } from "@sift/core"
 import { App, Server } from "@sift/http"
 import { CacheStore, Migrations, Sql } from "@sift/store"
-import { type Clock, Effect, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
+import { type Clock, Effect, Layer, Logger, LogLevel, ManagedRuntime, Redacted } from "effect"
 
 /** The page every HTTP bench scrapes: a heading and forty paragraphs. */
 export const page = `<html><head><title>Bench</title></head><body><main><h1>Benchmark page</h1>${"<p>Some paragraph text for the benchmark. </p>".repeat(40)}</main></body></html>`
@@ -25,13 +26,26 @@ export const startOrigin = async () => {
   return { url: `http://127.0.0.1:${(origin.address() as AddressInfo).port}/`, close: () => origin.close() }
 }
 
-/** Starts the service; `requestsPerMinute` is the bench organization's override; `clock` replaces the service's clock. */
+/**
+ * Starts the service; `requestsPerMinute` is the bench organization's override; `clock` replaces the service's clock;
+ * `postgres` (a DATABASE_URL) puts it on PostgreSQL, in a schema of its own dropped on close, instead of PGlite.
+ */
 export const startService = async (
   name: string,
-  options: { readonly requestsPerMinute?: number; readonly clock?: Clock.Clock; readonly browser?: boolean } = {}
+  options: { readonly requestsPerMinute?: number; readonly clock?: Clock.Clock; readonly browser?: boolean; readonly postgres?: string } = {}
 ) => {
   const dir = mkdtempSync(join(tmpdir(), `sift-bench-${name}-`))
-  const database = Layer.tap(Sql.layerPglite({ dir }), (context) =>
+  const schema = `bench_${name.replace(/\W/g, "_")}_${process.pid}`
+  const admin = (statement: (sql: SqlClient.SqlClient) => Effect.Effect<unknown, unknown>) =>
+    Effect.runPromise(Effect.provide(Effect.flatMap(SqlClient.SqlClient, statement), Sql.layerPg({ url: Redacted.make(options.postgres!) })) as Effect.Effect<unknown>)
+  let storage: Layer.Layer<SqlClient.SqlClient | Sql.Database, unknown> = Sql.layerPglite({ dir })
+  if (options.postgres !== undefined) {
+    await admin((sql) => sql`CREATE SCHEMA ${sql(schema)}`)
+    const url = new URL(options.postgres)
+    url.searchParams.set("options", `-c search_path=${schema}`)
+    storage = Sql.layerPg({ url: Redacted.make(url.toString()) })
+  }
+  const database = Layer.tap(storage, (context) =>
     Effect.provide(Migrations.run({ store: Migrations.store, ...App.migrations }), context))
   const live = Layer.mergeAll(App.layerApi, Auth.layer, HttpServer.layerContext).pipe(
     Layer.provideMerge(Layer.mergeAll(
@@ -64,6 +78,7 @@ export const startService = async (
     close: async () => {
       await runtime.dispose()
       rmSync(dir, { recursive: true, force: true })
+      if (options.postgres !== undefined) await admin((sql) => sql`DROP SCHEMA ${sql(schema)} CASCADE`)
     }
   }
 }

@@ -54,6 +54,15 @@ describe("NaicsClassifier", () => {
     expect(maker.slice(0, 5).map((r) => r.code)).toContain("449110")
   })
 
+  it("reads goods priced at a counter (no cart) as a shop's, and a bancorp that names its bank as a bank holding company", () => {
+    const counter = top(company("Pier Nine Lobster", "Live lobsters, sea scallops and haddock off the boats each morning, sold at our wharf counter.",
+      ["Live lobster, per lb — $12", "Haddock fillet, per lb — $14", "Sea scallops, per lb — $24", "Open Tuesday to Sunday."]))
+    expect(counter[0]!.code).toBe("445250")
+    const bancorp = top(company("Cedar Valley Bancshares, Inc.", "The parent company of Cedar Valley Bank, serving the valley since 1902.",
+      ["Cedar Valley Bank operates fourteen branches.", "Quarterly dividends and annual reports for shareholders."]))
+    expect(bancorp[0]!.code).toBe("551111")
+  })
+
   it("classifies a point-of-sale product full of restaurant words as software, and a group of hotels as a holding company", () => {
     const pos = top(company("Servewell – the POS for restaurants", "Take orders at the table, send tickets to the kitchen and run your restaurant menu from one screen.",
       ["Plans: Starter $0/month, Plus $59/month per location.", "Servers take orders tableside and guests pay at the table.",

@@ -156,32 +156,39 @@ const families: ReadonlyArray<Family> = [
   family("456191", "325411", "424210", "vitamin|supplement|protein powder|probiotic"),
   family("445230", "111219", "424480", "sweet corn|tomato|tomatoe|peach|peache|berry|berrie|strawberr(?:y|ie)|apple|pumpkin|vegetable|fruit"),
   family("459991", "312230", "424940", "vape|e-liquid|cigar|tobacco|hookah"),
-  family("444180", "321911", "423310", "lumber|plywood|drywall|decking|cabinet|countertop")
+  family("444180", "321911", "423310", "lumber|plywood|drywall|decking|cabinet|countertop"),
+  family("445250", undefined, "424460", "fish|fillet|shellfish|lobster|scallop|clam|mussel|shrimp|prawn|seafood|salmon|haddock|halibut|crab"),
+  family("445291", "311811", "424490", "sourdough|loaf|loave|croissant|baguette|pastry|pastrie|cupcake|muffin|scone|bagel|pie|layer cake|celebration cake|custom cake")
 ]
 
 /** Every family's words in one pattern, one capturing group per family, so a text is scanned once. */
 const familyPattern = new RegExp(`\\b(?:${families.map((f) => `(${f.words})`).join("|")})(?:s|es)?\\b`, "g")
 
 /** Each family's strength on the site: priced items count most, then titles and headings, then the text. */
-const familyStrengths = (evidence: CompanyEvidence): Map<Family, number> => {
+const familyStrengths = (evidence: CompanyEvidence): { all: Map<Family, number>; priced: Map<Family, number> } => {
   const out = new Map<Family, number>()
-  const add = (text: string, weight: number) => {
+  // Offers (priced items) naming each family: counted apart, since a price per pound or per yard is still a good's.
+  const priced = new Map<Family, number>()
+  const add = (text: string, weight: number, isOffer = false) => {
     const hits = new Map<Family, number>()
     for (const match of text.toLowerCase().matchAll(familyPattern)) {
       const at = match.findIndex((group, i) => i > 0 && group !== undefined)
       const f = families[at - 1]
       if (f !== undefined) hits.set(f, (hits.get(f) ?? 0) + 1)
     }
-    for (const [f, n] of hits) out.set(f, (out.get(f) ?? 0) + weight * Math.min(n, 3))
+    for (const [f, n] of hits) {
+      out.set(f, (out.get(f) ?? 0) + weight * Math.min(n, 3))
+      if (isOffer) priced.set(f, (priced.get(f) ?? 0) + 1)
+    }
   }
   evidence.pages.forEach((page, index) => {
     const w = index === 0 ? 1 : 0.7
-    for (const offer of page.offers ?? []) add(offer, 2 * w)
+    for (const offer of page.offers ?? []) add(offer, 2 * w, true)
     add([page.title ?? "", page.description ?? "", ...page.headings.map((h) => h.text)].join("\n"), 1.5 * w)
     add(page.nav.join("\n"), 0.5 * w)
     add(page.text.slice(0, 5000), 0.5 * w)
   })
-  return out
+  return { all: out, priced }
 }
 
 /** Score adjustments by code: bonuses for the activity sold, and factors for the codes a model rules out. */
@@ -212,14 +219,18 @@ export const adjustments = (evidence: CompanyEvidence): Adjustments => {
     // A bank's parent is a bank holding company.
     add(bonus, m.bank >= 1 ? "551111" : "551112", 3 * m.holding)
     factor.push(["31", 0.7], ["32", 0.7], ["33", 0.7], ["72", 0.7], ["62", 0.7], ["44", 0.7], ["45", 0.7], ["48", 0.7], ["21", 0.8], ["23", 0.8])
+  } else if (m.bank >= 2 && m.holding >= 1) {
+    // A bancorp or bancshares that names its bank as its subsidiary needs fewer group cues: the bank says what it holds.
+    add(bonus, "551111", 3 * (m.holding + m.bank))
   }
   // A shop: cart, shipping and "shop now" cues, or priced goods with at least one of them (a priced menu is not a shop).
   const shop = m.commerce >= 2 || (m.pricedItems >= 2 && m.commerce >= 1)
   const makes = m.making >= 2
-  if (shop && !makes) factor.push(["31", 0.6], ["32", 0.6], ["33", 0.6], ["11", 0.7])
+  // A shop that delivers what it sells is still a shop: its delivery is no courier's trade.
+  if (shop && !makes) factor.push(["31", 0.6], ["32", 0.6], ["33", 0.6], ["11", 0.7], ["492", 0.6])
   // A distributor sells to businesses what others make: the merchant wholesalers' codes over the makers' and users'.
   if (m.wholesale >= 3 && !shop && !makes) factor.push(["42", 1.5], ["31", 0.8], ["32", 0.8], ["33", 0.8])
-  const strengths = familyStrengths(evidence)
+  const { all: strengths, priced } = familyStrengths(evidence)
   // Used goods in a shop, whatever they are (antiques, vintage, consignment): the used-merchandise retailer.
   if (shop && m.used >= 1 && ![...strengths.keys()].some((f) => f.retail === "441110")) add(bonus, "459510", 2 * m.used)
   for (const [f, strength] of strengths) {
@@ -233,6 +244,9 @@ export const adjustments = (evidence: CompanyEvidence): Adjustments => {
       add(bonus, retail, 0.8 * s)
     } else if (m.wholesale >= 2 && f.wholesale !== undefined) {
       add(bonus, f.wholesale, 0.5 * s)
+    } else if (m.software < 4 && ((priced.get(f) ?? 0) >= 2 || ((priced.get(f) ?? 0) >= 1 && m.pricedItems >= 2))) {
+      // No cart, but goods of the family carry prices: what is priced is what the customer buys, at a counter.
+      add(bonus, f.retail, 0.5 * s)
     }
   }
   return { bonus, factor }

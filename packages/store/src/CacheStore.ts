@@ -7,7 +7,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Cache } from "@sift/core/Cache"
-import { Context, Duration, Effect, Layer, Option, Schedule, type Scope } from "effect"
+import { Context, Duration, Effect, FiberRef, Layer, Option, Schedule, type Scope } from "effect"
 import { LRUCache } from "lru-cache"
 
 /** Options of the store-backed cache. */
@@ -67,6 +67,16 @@ export class Rows extends Context.Tag("@sift/store/CacheStore/Rows")<Rows, {
   /** Drops `key` from this process's memory front, so a row written beside it is the one read next. */
   readonly forget: (key: string) => void
 }>() {}
+
+/**
+ * While a fiber has this set, a store-backed cache's writes go into the array instead of the database (and its reads
+ * see them): a caller holds a request's page writes to write them in a statement of its own with `upsert` (http's page
+ * index writes a page's entry with its index row). A fiber reference rather than another `Cache` in the context: the
+ * pipeline's result memo is kept per `Cache` service, which a per-request stand-in would empty on every request.
+ */
+export const heldWrites: FiberRef.FiberRef<Array<{ readonly key: string; readonly value: Uint8Array }> | undefined> = FiberRef.unsafeMake<
+  Array<{ readonly key: string; readonly value: Uint8Array }> | undefined
+>(undefined)
 
 /**
  * The `cache_entries` upsert of some entries, as a fragment to put in a data-modifying `WITH` of the caller's statement
@@ -130,8 +140,11 @@ const makeWithRows = (options: Options = {}): Effect.Effect<{ cache: Cache["Type
       )
 
     const get = (key: string, maxAgeMs: number): Effect.Effect<Option.Option<{ value: Uint8Array; storedAt: number }>> =>
-      Effect.suspend(() => {
+      Effect.withFiberRuntime((fiber) => {
         const now = Date.now()
+        const held = fiber.getFiberRef(heldWrites)
+        const mine = held === undefined || held.length === 0 ? undefined : held.findLast((entry) => entry.key === key)
+        if (mine !== undefined) return Effect.succeed(Option.some({ value: mine.value, storedAt: now }))
         const local = front?.get(key)
         // A fresher row may exist in the database (another replica wrote it), but this one is honest about its age.
         if (local !== undefined && now - local.storedAt <= Math.min(maxAgeMs, retentionMs)) {
@@ -141,6 +154,12 @@ const makeWithRows = (options: Options = {}): Effect.Effect<{ cache: Cache["Type
       })
 
     const set = (key: string, value: Uint8Array): Effect.Effect<void> =>
+      Effect.withFiberRuntime((fiber) => {
+        const held = fiber.getFiberRef(heldWrites)
+        return held === undefined ? write(key, value) : Effect.sync(() => void held.push({ key, value }))
+      })
+
+    const write = (key: string, value: Uint8Array): Effect.Effect<void> =>
       Effect.gen(function*() {
         front?.delete(key)
         const expiresAt = new Date(Date.now() + retentionMs)

@@ -54,6 +54,26 @@ for (const backend of backends) {
           expect(text(yield* reader.get(key, 60_000))).toEqual(Option.some("shared"))
         })))
 
+      it.effect("held writes: while a fiber holds them, its writes go to the array (and its reads see them), not the database", () =>
+        Effect.scoped(Effect.gen(function*() {
+          const cache = yield* CacheStore.make()
+          const other = yield* CacheStore.make({ memoryBytes: 0 })
+          const [kept, after] = [`k_${unique()}`, `k_${unique()}`]
+          const held: Array<{ readonly key: string; readonly value: Uint8Array }> = []
+          const seen = yield* Effect.locally(
+            Effect.zipRight(cache.set(kept, bytes("held")), Effect.fork(cache.set(kept, bytes("held again"))).pipe(Effect.flatMap((f) => f.await), Effect.zipRight(cache.get(kept, 60_000)))),
+            CacheStore.heldWrites,
+            held
+          )
+          // A forked fiber's writes are held too (a crawl reads pages in fibers of its own); the last one is read.
+          expect(held.map((entry) => [entry.key, new TextDecoder().decode(entry.value)])).toEqual([[kept, "held"], [kept, "held again"]])
+          expect(text(seen)).toEqual(Option.some("held again"))
+          expect(yield* other.get(kept, 60_000)).toEqual(Option.none())
+          // Outside, writes go to the database as ever.
+          yield* cache.set(after, bytes("written"))
+          expect(text(yield* other.get(after, 60_000))).toEqual(Option.some("written"))
+        })))
+
       it.effect("every byte value round-trips, through set and through a caller's upsert (Rows), read back by another cache", () =>
         Effect.scoped(Effect.gen(function*() {
           const sql = yield* SqlClient.SqlClient

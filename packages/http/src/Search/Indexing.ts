@@ -15,7 +15,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { Cache, type ScrapeResult } from "@sift/core"
 import * as CacheStore from "@sift/store/CacheStore"
 import { type IndexedPage, PageIndex } from "@sift/store/PageIndex"
-import { Effect, Exit, Option } from "effect"
+import { Context, Effect, Exit, Option } from "effect"
 
 /** How long a page read from the cache by one organization is not indexed again by this process. */
 export const RECENT_MS = 10 * 60_000
@@ -78,8 +78,9 @@ export const indexPages = (orgId: string, isPrivate: boolean, pages: ReadonlyArr
 /**
  * Runs `read` (pages through the pipeline) and indexes the pages `pagesOf` gives of its result in the statement that
  * stores their page-cache entries: the cache writes `read` makes are held, then written with the index rows, both or
- * neither. Whatever is not written that way (no page to index, a failed or interrupted read, a database error) is
- * written to the cache on its own, as it would have been. Without the store's cache or the index, or for a `private`
+ * neither (the writes are held through `CacheStore.heldWrites`, so the pipeline's memo, kept per cache, still serves
+ * cache hits). Whatever is not written that way (no page to index, a failed or interrupted read, a database error)
+ * is written to the cache on its own, as it would have been. Without the store's cache or the index, or for a `private`
  * read: the read as it is, then `indexPages`.
  */
 export const storing = <A, E, R>(
@@ -88,26 +89,26 @@ export const storing = <A, E, R>(
   read: Effect.Effect<A, E, R>,
   pagesOf: (value: A) => ReadonlyArray<ReadPage>
 ): Effect.Effect<A, E, R | Cache.Cache> =>
-  Effect.flatMap(
-    Effect.all([Effect.serviceOption(PageIndex), Effect.serviceOption(CacheStore.Rows), Effect.serviceOption(SqlClient.SqlClient)]),
-    ([index, rows, sql]): Effect.Effect<A, E, R | Cache.Cache> => {
-      if (isPrivate || Option.isNone(index) || Option.isNone(rows) || Option.isNone(sql)) {
-        return Effect.tap(read, (value) => indexPages(orgId, isPrivate, pagesOf(value)))
-      }
-      return Effect.flatMap(Cache.Cache, (cache) =>
-        Effect.uninterruptibleMask((restore) => {
-          const held: Array<{ readonly key: string; readonly value: Uint8Array }> = []
-          const holding = Cache.Cache.of({ get: cache.get, set: (key, value) => Effect.sync(() => void held.push({ key, value })) })
-          return Effect.flatMap(Effect.exit(restore(Effect.provideService(read, Cache.Cache, holding))), (exit) => {
-            const pages = Exit.isSuccess(exit) ? indexable(orgId, pagesOf(exit.value)) : []
-            const write = pages.length === 0
-              ? Effect.succeed(false)
-              : index.value.add(pages, held.length === 0 ? undefined : CacheStore.upsert(sql.value, rows.value, held))
-            return Effect.zipRight(
-              Effect.flatMap(write, (written) => written ? Effect.void : Effect.forEach(held, (entry) => cache.set(entry.key, entry.value), { discard: true })),
-              exit
-            )
-          })
-        }))
+  // One step to find the services (a cache hit goes through here on the hot path).
+  Effect.contextWithEffect((context: Context.Context<never>): Effect.Effect<A, E, R | Cache.Cache> => {
+    const index = Context.getOption(context, PageIndex)
+    const rows = Context.getOption(context, CacheStore.Rows)
+    const sql = Context.getOption(context, SqlClient.SqlClient)
+    if (isPrivate || Option.isNone(index) || Option.isNone(rows) || Option.isNone(sql)) {
+      return Effect.tap(read, (value) => indexPages(orgId, isPrivate, pagesOf(value)))
     }
-  )
+    const cache = Context.get(context as Context.Context<Cache.Cache>, Cache.Cache)
+    const held: Array<{ readonly key: string; readonly value: Uint8Array }> = []
+    return Effect.uninterruptibleMask((restore) =>
+      Effect.flatMap(Effect.exit(restore(Effect.locally(read, CacheStore.heldWrites, held))), (exit) => {
+        const pages = Exit.isSuccess(exit) ? indexable(orgId, pagesOf(exit.value)) : []
+        if (pages.length === 0 && held.length === 0) return exit
+        const write = pages.length === 0
+          ? Effect.succeed(false)
+          : index.value.add(pages, held.length === 0 ? undefined : CacheStore.upsert(sql.value, rows.value, held))
+        return Effect.zipRight(
+          Effect.flatMap(write, (written) => written ? Effect.void : Effect.forEach(held, (entry) => cache.set(entry.key, entry.value), { discard: true })),
+          exit
+        )
+      }))
+  })

@@ -63,6 +63,16 @@ describe("NaicsClassifier", () => {
     expect(bancorp[0]!.code).toBe("551111")
   })
 
+  it("reads a chain's head office as the office that manages it, and a jeweller working at her own bench as a maker, not a mine", () => {
+    const office = top(company("Fairway Pharmacies Head Office", "The head office of the Fairway chain of 60 pharmacies.",
+      ["From our head office in Derby we run the chain: we set prices, buy for every branch and appoint the branch managers.",
+        "No medicines are sold at this address."]))
+    expect(office[0]!.code).toBe("551114")
+    const jeweller = top(company("Wren Goldwork", "Gold and silver rings handmade in my Edinburgh studio. Add to cart; free shipping.",
+      ["Hammered gold band — £380", "Silver stacking ring — £55", "Shop now. Each ring is cast, soldered and polished by hand at my bench."]))
+    expect(jeweller[0]!.code).toBe("339910")
+  })
+
   it("classifies a point-of-sale product full of restaurant words as software, and a group of hotels as a holding company", () => {
     const pos = top(company("Servewell – the POS for restaurants", "Take orders at the table, send tickets to the kitchen and run your restaurant menu from one screen.",
       ["Plans: Starter $0/month, Plus $59/month per location.", "Servers take orders tableside and guests pay at the table.",

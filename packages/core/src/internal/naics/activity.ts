@@ -29,6 +29,10 @@ export interface Model {
   readonly bank: number
   /** Priced items that are goods or dishes (not plans per month). */
   readonly pricedItems: number
+  /** Serves food and drink to be eaten there: a menu, a table to reserve, dine-in. */
+  readonly dining: number
+  /** Manages a chain or region for its group: head office, support centre, regional headquarters, with managing verbs. */
+  readonly managing: number
 }
 
 /** How many distinct cues of the list the text shows. */
@@ -44,7 +48,10 @@ const makingCues = [
   /\bhand[- ]?(?:made|poured|forged|thrown|crafted|built|tied|dyed|sewn)\b/, /\bmade (?:by hand|in our|here|on site|from scratch|to order)\b/,
   /\bsmall[- ]batch(?:es)?\b/, /\bfrom scratch\b/, /\bbuilt by hand\b/, /\bgrain to glass\b/, /\bbean to bar\b/,
   /\bour (?:workshop|studio|factory|plant|mill|forge|roastery|creamery|distillery|brewhouse|smiths|cheesemakers|bakers|woodworkers|kitchen|caves|still)\b/,
-  /\b(?:forged|roasted|brewed|distilled|baked|poured|thrown|aged|cured|milled|sewn|printed|churned|designed and sewn) (?:by|in|on|every|this|from)\b/, /\bour (?:presses|press|loft|lab|shop floor)\b/
+  /\b(?:forged|roasted|brewed|distilled|baked|poured|thrown|aged|cured|milled|sewn|printed|churned|designed and sewn) (?:by|in|on|every|this|from)\b/, /\bour (?:presses|press|loft|lab|shop floor)\b/,
+  // A maker working alone says "my" and "I": my workshop, my bench, I make.
+  /\bmy (?:\w+ )?(?:workshop|studio|bench|forge|kiln|loom|wheel)\b|\bi (?:make|forge|throw|sew|weave|carve|cast)\b/,
+  /\b(?:cast|soldered|polished|carved|stitched|turned|set|finished|engraved)(?:,? (?:\w+ )?(?:and )?\w+)* by hand\b/
 ]
 const softwareCues = [
   /\bsoftware\b/, /\bplatform\b/, /\bsaas\b/, /\b(?:web |mobile )?app\b/, /\bdashboard\b/, /\bintegrations?\b/, /\bapi\b/,
@@ -69,6 +76,14 @@ const wholesaleCues = [
   /\bbranches\b/, /\bwarehouses?\b/, /\b(?:we )?(?:stock|supply|distribute)s? [\d,]+ (?:products|items|skus)\b/, /\bto (?:retailers|grocers|contractors|hospitals|clinics|restaurants|dealers)\b/
 ]
 const usedCues = [/\bpre[- ]?(?:loved|owned)\b/, /\bvintage\b/, /\bconsign(?:ment|ed)?\b/, /\bsecond[- ]?hand\b/, /\bthrift\b/, /\bused (?:cars?|vehicles?|goods|clothing|books|furniture)\b/, /\bantiques?\b/]
+
+const diningCues = [/\bmenus?\b/, /\breserv(?:e|ations?) a table\b|\bbook a table\b|\breservations?\b/, /\bdine[- ]in\b|\btake-?out\b|\bdining room\b/, /\b(?:brunch|lunch|dinner)\b/]
+const managingCues = [
+  /\bhead office\b|\bsupport cent(?:re|er)\b|\bregional (?:office|headquarters)\b|\bcorporate headquarters\b/,
+  /\b(?:we|it) (?:manage|manages|oversee|oversees|run|runs) (?:the|our|its) (?:chain|stores|region|plants|subsidiaries|operating companies|branches)\b/,
+  /\bappoints? (?:and oversees? )?(?:the |store |local )?(?:management|managers|boards?)\b|\bsets? (?:budgets|prices)\b/,
+  /\bno \w+ (?:are|is) (?:sold|made|produced)\b|\bhas no operations of its own\b/
+]
 
 const bankCues = [/\bbancorp\b|\bbancshares\b|\bbancorporation\b/, /\b(?:bank|financial) holding company\b/, /\bparent (?:company )?of [\w\s]{0,30}\bbank\b/, /\bbank subsidiar(?:y|ies)\b/]
 
@@ -98,7 +113,9 @@ export const modelOf = (evidence: CompanyEvidence): Model => {
     wholesale: count(text, wholesaleCues),
     used: count(text, usedCues),
     bank: count(text, bankCues),
-    pricedItems
+    pricedItems,
+    dining: count(text, diningCues),
+    managing: count(text, managingCues)
   }
 }
 
@@ -157,6 +174,9 @@ const families: ReadonlyArray<Family> = [
   family("445230", "111219", "424480", "sweet corn|tomato|tomatoe|peach|peache|berry|berrie|strawberr(?:y|ie)|apple|pumpkin|vegetable|fruit"),
   family("459991", "312230", "424940", "vape|e-liquid|cigar|tobacco|hookah"),
   family("444180", "321911", "423310", "lumber|plywood|drywall|decking|cabinet|countertop"),
+  family("445240", "311612", "424470", "steak|ribeye|sirloin|brisket|pork chop|pork belly|sausage|bacon|rib of beef|lamb shoulder|leg of lamb|mince|ground beef|meat box|meat boxe"),
+  family("441330", "336340", "423120", "brake pad|brake rotor|car battery|group \\d+ battery|oil filter|air filter|wiper blade|spark plug|motor oil|alternator|auto part|car part"),
+  family("445131", undefined, "424450", "snack|cold drink|soda|lottery|lottery ticket|hot dog|energy drink|slushie|candy bar"),
   family("445250", undefined, "424460", "fish|fillet|shellfish|lobster|scallop|clam|mussel|shrimp|prawn|seafood|salmon|haddock|halibut|crab"),
   family("445291", "311811", "424490", "sourdough|loaf|loave|croissant|baguette|pastry|pastrie|cupcake|muffin|scone|bagel|pie|layer cake|celebration cake|custom cake")
 ]
@@ -219,6 +239,10 @@ export const adjustments = (evidence: CompanyEvidence): Adjustments => {
     // A bank's parent is a bank holding company.
     add(bonus, m.bank >= 1 ? "551111" : "551112", 3 * m.holding)
     factor.push(["31", 0.7], ["32", 0.7], ["33", 0.7], ["72", 0.7], ["62", 0.7], ["44", 0.7], ["45", 0.7], ["48", 0.7], ["21", 0.8], ["23", 0.8])
+  } else if (m.managing >= 3) {
+    // A head office or regional office that manages its group's units: managing them is its activity, not their trade.
+    add(bonus, "551114", 3 * m.managing)
+    factor.push(["44", 0.7], ["45", 0.7], ["31", 0.7], ["32", 0.7], ["33", 0.7], ["72", 0.7])
   } else if (m.bank >= 2 && m.holding >= 1) {
     // A bancorp or bancshares that names its bank as its subsidiary needs fewer group cues: the bank says what it holds.
     add(bonus, "551111", 3 * (m.holding + m.bank))
@@ -228,6 +252,8 @@ export const adjustments = (evidence: CompanyEvidence): Adjustments => {
   const makes = m.making >= 2
   // A shop that delivers what it sells is still a shop: its delivery is no courier's trade.
   if (shop && !makes) factor.push(["31", 0.6], ["32", 0.6], ["33", 0.6], ["11", 0.7], ["492", 0.6])
+  // A site that sells priced goods from a cart is no mine, whatever metal its goods are made of.
+  if (shop && m.pricedItems >= 2 && m.commerce >= 2) factor.push(["21", 0.2])
   // A distributor sells to businesses what others make: the merchant wholesalers' codes over the makers' and users'.
   if (m.wholesale >= 3 && !shop && !makes) factor.push(["42", 1.5], ["31", 0.8], ["32", 0.8], ["33", 0.8])
   const { all: strengths, priced } = familyStrengths(evidence)
@@ -244,7 +270,7 @@ export const adjustments = (evidence: CompanyEvidence): Adjustments => {
       add(bonus, retail, 0.8 * s)
     } else if (m.wholesale >= 2 && f.wholesale !== undefined) {
       add(bonus, f.wholesale, 0.5 * s)
-    } else if (m.software < 4 && ((priced.get(f) ?? 0) >= 2 || ((priced.get(f) ?? 0) >= 1 && m.pricedItems >= 2))) {
+    } else if (m.software < 4 && m.dining < 2 && ((priced.get(f) ?? 0) >= 2 || ((priced.get(f) ?? 0) >= 1 && m.pricedItems >= 2))) {
       // No cart, but goods of the family carry prices: what is priced is what the customer buys, at a counter.
       add(bonus, f.retail, 0.5 * s)
     }

@@ -12,7 +12,7 @@
 import { parseFeed, parseOpml } from "feedsmith"
 import { Parser } from "htmlparser2"
 import { Context, Effect, Layer } from "effect"
-import { detectAll } from "tinyld"
+import { createRequire } from "node:module"
 import * as Fetcher from "./Fetcher.js"
 import * as Companies from "./internal/news/companies.js"
 import { digest, minhash, normalize, plainText, similarity, titleKey } from "./internal/news/text.js"
@@ -172,6 +172,10 @@ const rawItems = (parsed: ReturnType<typeof parseFeed>, base: string): { items: 
   }
 }
 
+// tinyld's language profiles cost ~17 MB of a process's memory: loaded by the first detection, not at start.
+let detector: typeof import("tinyld") | undefined
+const tinyld = (): typeof import("tinyld") => (detector ??= createRequire(import.meta.url)("tinyld") as typeof import("tinyld"))
+
 /** The languages the API filters on. */
 export const LANGUAGES = ["ar", "de", "en", "es", "fr", "hi", "it", "ja", "ko", "nl", "pt", "ru", "zh"] as const
 
@@ -181,7 +185,7 @@ export const LANGUAGES = ["ar", "de", "en", "es", "fr", "hi", "it", "ja", "ko", 
  */
 export const detectLanguage = (text: string): string | null => {
   if (text.split(/\s+/).length < 5) return null
-  const [best, next] = detectAll(text.slice(0, 2_000), { only: [...LANGUAGES] })
+  const [best, next] = tinyld().detectAll(text.slice(0, 2_000), { only: [...LANGUAGES] })
   return best !== undefined && best.accuracy >= 0.3 && best.accuracy >= 5 * (next?.accuracy ?? 0) ? best.lang : null
 }
 

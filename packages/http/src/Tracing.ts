@@ -7,9 +7,7 @@
  *
  * @since 0.1.0
  */
-import * as NodeSdk from "@effect/opentelemetry/NodeSdk"
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http"
-import { BatchSpanProcessor, type SpanProcessor } from "@opentelemetry/sdk-trace-base"
+import type { SpanProcessor } from "@opentelemetry/sdk-trace-base"
 import { Config, Effect, Layer, Option, Tracer } from "effect"
 
 let on = false
@@ -23,10 +21,12 @@ export const enabled = (): boolean => on
  * @category layers
  */
 export const layer = (processor: SpanProcessor): Layer.Layer<never> =>
-  Layer.merge(
-    NodeSdk.layer(() => ({ resource: { serviceName: process.env.OTEL_SERVICE_NAME ?? "sift" }, spanProcessor: processor })),
-    Layer.scopedDiscard(Effect.acquireRelease(Effect.sync(() => void (on = true)), () => Effect.sync(() => void (on = false))))
-  )
+  // The OpenTelemetry SDK is loaded only when tracing is on (it is several MB of a process's memory otherwise unused).
+  Layer.unwrapEffect(Effect.map(Effect.promise(() => import("@effect/opentelemetry/NodeSdk")), (NodeSdk) =>
+    Layer.merge(
+      NodeSdk.layer(() => ({ resource: { serviceName: process.env.OTEL_SERVICE_NAME ?? "sift" }, spanProcessor: processor })),
+      Layer.scopedDiscard(Effect.acquireRelease(Effect.sync(() => void (on = true)), () => Effect.sync(() => void (on = false))))
+    )))
 
 /**
  * Traces to `OTEL_EXPORTER_OTLP_ENDPOINT` over OTLP/HTTP when it is set; nothing otherwise.
@@ -36,7 +36,10 @@ export const layer = (processor: SpanProcessor): Layer.Layer<never> =>
 export const layerConfig: Layer.Layer<never, never> = Layer.unwrapEffect(
   Effect.map(
     Config.option(Config.nonEmptyString("OTEL_EXPORTER_OTLP_ENDPOINT")).pipe(Effect.orElseSucceed(() => Option.none<string>())),
-    (endpoint) => Option.isNone(endpoint) ? Layer.empty : layer(new BatchSpanProcessor(new OTLPTraceExporter()))
+    (endpoint) => Option.isNone(endpoint) ? Layer.empty : Layer.unwrapEffect(Effect.map(
+      Effect.promise(() => Promise.all([import("@opentelemetry/sdk-trace-base"), import("@opentelemetry/exporter-trace-otlp-http")])),
+      ([{ BatchSpanProcessor }, { OTLPTraceExporter }]) => layer(new BatchSpanProcessor(new OTLPTraceExporter()))
+    ))
   )
 )
 

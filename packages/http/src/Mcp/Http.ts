@@ -9,14 +9,12 @@
  */
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import { ApiKeys } from "@sift/auth"
 import { Effect, Option, Runtime } from "effect"
 import { publicOrigin } from "../Images/HostedFiles.js"
 import * as Body from "../internal/body.js"
 import { limitRegistrations } from "../Agents/Limits.js"
 import * as OAuth from "./OAuth.js"
-import * as ToolServer from "./ToolServer.js"
 import * as Tools from "./Tools.js"
 
 /** Where the tool server is mounted. */
@@ -131,6 +129,11 @@ const serveMcp = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse
       body: read.right
     })
     const answer = yield* Effect.promise(async () => {
+      // The MCP SDK (and the zod it brings, ~12 MB of a process's memory) is loaded by the first MCP request, not at start.
+      const [ToolServer, { WebStandardStreamableHTTPServerTransport }] = await Promise.all([
+        import("./ToolServer.js"),
+        import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js")
+      ])
       const server = ToolServer.make(dispatcher(app, runtime, origin, forwarded), scopes.value)
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
       await server.connect(transport)

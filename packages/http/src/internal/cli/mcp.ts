@@ -1,7 +1,5 @@
 import { Command, Options } from "@effect/cli"
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { Effect, Option } from "effect"
-import * as ToolServer from "../../Mcp/ToolServer.js"
 import * as Tools from "../../Mcp/Tools.js"
 import { CliFailure, ExitCode } from "./failure.js"
 
@@ -39,6 +37,9 @@ export const mcpCommand = Command.make("mcp", { url }, (options) =>
       return yield* new CliFailure({ errorCode: "UNAUTHORIZED", message: "Set SIFT_API_KEY to the API key the tools should use", exitCode: ExitCode.invalid })
     }
     const root = options.url.replace(/\/+$/, "").replace(/\/v1$/, "")
+    // The MCP SDK is loaded by this command only (not by every `sift` start, nor by `sift serve` before an MCP request).
+    const [ToolServer, { StdioServerTransport }] = yield* Effect.promise(() =>
+      Promise.all([import("../../Mcp/ToolServer.js"), import("@modelcontextprotocol/sdk/server/stdio.js")]))
     // Standard output carries the protocol only; nothing else may print there.
     yield* Effect.async<void>((resume) => {
       const server = ToolServer.make(httpDispatch(root, apiKey.value), ["api.read", "api.write"])

@@ -73,6 +73,13 @@ describe("NaicsClassifier", () => {
     expect(jeweller[0]!.code).toBe("339910")
   })
 
+  it("reads a counter that buys its cheese from makers as a shop, not a cheese maker", () => {
+    const ranked = top(company("Harvest Lane Cheese", "Over 150 cheeses from small farmstead cheesemakers, cut to order at our counter.",
+      ["Aged gouda, per lb — $24", "Alpine wheel, per lb — $28", "We buy direct from 30 farmstead cheesemakers and age a few wheels in our cellar."]))
+    expect(ranked[0]!.code).toBe("445298")
+    expect(ranked.slice(0, 5).map((r) => r.code)).toContain("311513")
+  })
+
   it("classifies a point-of-sale product full of restaurant words as software, and a group of hotels as a holding company", () => {
     const pos = top(company("Servewell – the POS for restaurants", "Take orders at the table, send tickets to the kitchen and run your restaurant menu from one screen.",
       ["Plans: Starter $0/month, Plus $59/month per location.", "Servers take orders tableside and guests pay at the table.",

@@ -29,6 +29,10 @@ export interface Model {
   readonly bank: number
   /** Priced items that are goods or dishes (not plans per month). */
   readonly pricedItems: number
+  /** Grows or raises what it sells: our fields, our herd, we grow. */
+  readonly grows: number
+  /** Resells what others make: buys from makers or at a market, restocks. */
+  readonly resell: number
   /** Serves food and drink to be eaten there: a menu, a table to reserve, dine-in. */
   readonly dining: number
   /** Manages a chain or region for its group: head office, support centre, regional headquarters, with managing verbs. */
@@ -77,6 +81,11 @@ const wholesaleCues = [
 ]
 const usedCues = [/\bpre[- ]?(?:loved|owned)\b/, /\bvintage\b/, /\bconsign(?:ment|ed)?\b/, /\bsecond[- ]?hand\b/, /\bthrift\b/, /\bused (?:cars?|vehicles?|goods|clothing|books|furniture)\b/, /\bantiques?\b/]
 
+const growingCues = [/\bwe (?:grow|raise|harvest|pick)\b/, /\bgrown (?:by|on|in) (?:our|us)\b|\bon our own land\b/, /\bour (?:fields|farm|orchards?|herd|acres|pastures?|vineyards?)\b/]
+const resellCues = [
+  /\bwe buy (?:from|at|direct|small|only)\b/, /\bfrom (?:\d+ |small |local |independent |farmstead )+(?:makers|producers|farms|growers|roasters|cheesemakers|brands)\b/,
+  /\brestock(?:ed|s)?\b/, /\bsold by the (?:ounce|pound|lb|kilo)\b/
+]
 const diningCues = [/\bmenus?\b/, /\breserv(?:e|ations?) a table\b|\bbook a table\b|\breservations?\b/, /\bdine[- ]in\b|\btake-?out\b|\bdining room\b/, /\b(?:brunch|lunch|dinner)\b/]
 const managingCues = [
   /\bhead office\b|\bsupport cent(?:re|er)\b|\bregional (?:office|headquarters)\b|\bcorporate headquarters\b/,
@@ -114,6 +123,8 @@ export const modelOf = (evidence: CompanyEvidence): Model => {
     used: count(text, usedCues),
     bank: count(text, bankCues),
     pricedItems,
+    grows: count(text, growingCues),
+    resell: count(text, resellCues),
     dining: count(text, diningCues),
     managing: count(text, managingCues)
   }
@@ -177,6 +188,9 @@ const families: ReadonlyArray<Family> = [
   family("445240", "311612", "424470", "steak|ribeye|sirloin|brisket|pork chop|pork belly|sausage|bacon|rib of beef|lamb shoulder|leg of lamb|mince|ground beef|meat box|meat boxe"),
   family("441330", "336340", "423120", "brake pad|brake rotor|car battery|group \\d+ battery|oil filter|air filter|wiper blade|spark plug|motor oil|alternator|auto part|car part"),
   family("445131", undefined, "424450", "snack|cold drink|soda|lottery|lottery ticket|hot dog|energy drink|slushie|candy bar"),
+  family("445298", "311942", "424490", "spice|spice blend|paprika|chile|chiles|masala|cumin|peppercorn|za'atar|sumac"),
+  family("449121", "314110", "423220", "carpet|hardwood floor|vinyl plank|luxury vinyl|laminate floor|flooring"),
+  family("449122", "337920", "423220", "blind|shade|shutter|plantation shutter|roller shade|window treatment"),
   family("445250", undefined, "424460", "fish|fillet|shellfish|lobster|scallop|clam|mussel|shrimp|prawn|seafood|salmon|haddock|halibut|crab"),
   family("445291", "311811", "424490", "sourdough|loaf|loave|croissant|baguette|pastry|pastrie|cupcake|muffin|scone|bagel|pie|layer cake|celebration cake|custom cake")
 ]
@@ -252,6 +266,8 @@ export const adjustments = (evidence: CompanyEvidence): Adjustments => {
   const makes = m.making >= 2
   // A shop that delivers what it sells is still a shop: its delivery is no courier's trade.
   if (shop && !makes) factor.push(["31", 0.6], ["32", 0.6], ["33", 0.6], ["11", 0.7], ["492", 0.6])
+  // A shop or counter that says it buys from makers (or at the market) resells their goods: no maker, no farm.
+  if (m.resell >= 1 && !makes) factor.push(["31", 0.7], ["32", 0.7], ["33", 0.7], ["11", 0.8])
   // A site that sells priced goods from a cart is no mine, whatever metal its goods are made of.
   if (shop && m.pricedItems >= 2 && m.commerce >= 2) factor.push(["21", 0.2])
   // A distributor sells to businesses what others make: the merchant wholesalers' codes over the makers' and users'.
@@ -273,6 +289,9 @@ export const adjustments = (evidence: CompanyEvidence): Adjustments => {
     } else if (m.software < 4 && m.dining < 2 && ((priced.get(f) ?? 0) >= 2 || ((priced.get(f) ?? 0) >= 1 && m.pricedItems >= 2))) {
       // No cart, but goods of the family carry prices: what is priced is what the customer buys, at a counter.
       add(bonus, f.retail, 0.5 * s)
+    } else if (m.making === 0 && m.grows === 0 && m.wholesale < 2 && m.software < 4 && m.dining < 2) {
+      // Goods named with no word of making or growing them and none of selling in bulk: more likely sold than made.
+      add(bonus, f.retail, 0.3 * s)
     }
   }
   return { bonus, factor }

@@ -19,6 +19,9 @@ const customerOpeners = new Set(["for", "to", "serving", "serve", "used", "trust
 /** Words that end a customer phrase and return to the activity. */
 const customerClosers = new Set(["with", "we", "our", "from", "that", "in", "by", "since"])
 
+/** Words naming the makers a shop buys from ("cheeses from small farmstead cheesemakers"): suppliers, not the activity. */
+const supplierNouns = /^(?:\w*mak|maker|produc|producer|farm|grower|roaster|brewer|supplier|distiller|winemak|artisan)$/
+
 const identity = /\b(we are|we're|is an?|is the|are an?|we (?:make|build|grow|raise|brew|distill|roast|manufacture|produce|provide|offer|operate|deliver|design|develop|publish|sell|distribute|farm|run|own|hold|treat|serve))\b/i
 
 const statement = (text: string, weight: number, name?: readonly [string, string]): Statement => {
@@ -30,6 +33,16 @@ const statement = (text: string, weight: number, name?: readonly [string, string
     else if (customerClosers.has(word)) inCustomer = false
     // The brand word of the company's name ("Urban" Sprout, "Harbor" Counseling) names no activity.
     customer.push(inCustomer || (name !== undefined && word === name[0] && w[i + 1] === name[1]))
+  })
+  // "from (up to three words) makers": the words count as little as a customer's.
+  w.forEach((word, i) => {
+    if (word !== "from") return
+    for (let j = i + 1; j <= i + 4 && j < w.length; j++) {
+      if (supplierNouns.test(w[j]!)) {
+        for (let k = i + 1; k <= j; k++) customer[k] = true
+        break
+      }
+    }
   })
   return { words: w, customer, weight }
 }

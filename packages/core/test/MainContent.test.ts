@@ -116,6 +116,15 @@ const cases: ReadonlyArray<Case> = [
     check: (tree) => expect(elements(tree, "img").map((img) => img.properties.src)).toEqual(["/img/radweg.jpg", "/img/karte.png"])
   },
   {
+    // The publisher's notes to the reader inside the article's column: follow-us, a support appeal, a feedback prompt,
+    // a copyright line.
+    name: "reader-notices",
+    keep: ["Harbour dredging starts next month", "removing about forty thousand cubic metres", "Fishing boats will be moved",
+      "a modest sum to the cost of the work"],
+    drop: ["Follow the Coastal Post", "We need your support", "Help us keep local journalism free",
+      "We want to hear what you think", "copyrighted property", "Written permission must be obtained"]
+  },
+  {
     name: "almost-empty",
     keep: ["Coming soon"],
     drop: [],

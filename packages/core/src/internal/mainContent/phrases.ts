@@ -82,3 +82,32 @@ export const furnitureOpening = new RegExp(
     ")",
   "iu"
 )
+
+/**
+ * Openings of the publisher's notes to the reader inside an article's column (up to a short paragraph): appeals to
+ * support, join or follow the publication, feedback prompts, and copyright or opinion disclaimers.
+ */
+export const readerNotice = new RegExp(
+  "^\\(?(?:" +
+    [
+      "unterstütze (?:uns|unser|[\\p{Lu}][\\p{L}]+ (?:bereits|schon|mit))", "unterstützen sie (?:uns|unser)",
+      "gefällt (?:dir|ihnen) unser", "werden sie mitglied", "folge uns auf",
+      "folgen sie uns auf", "(?:kennt ihr|kennen sie) (?:schon )?unser", "besuchen sie (?:auch )?unser",
+      "bei fragen und anregungen zu diesem", "alle angaben ohne gewähr",
+      "(?:dieser|namentlich gekennzeichnete) beitr(?:a|ä)ge? geben? (?:immer )?die meinung",
+      "bei diesem (?:beitrag|artikel|text) handelt es sich um", "anzeige\\s*[-–:]",
+      "we need your (?:help|support)", "help us (?:continue|keep)", "support (?:us|our (?:work|journalism))",
+      "follow (?:us|the [\\p{L} ]{1,30}) on (?:twitter|facebook|instagram)", "we want to hear (?:what you think|from you)",
+      "get the [\\p{L}’' ]{1,40} by email",
+      "hazte (?:miembro|socio)", "apóyanos", "si te parece valioso", "¡?(?:mira|visita) (?:lo que tiene )?nuestro canal",
+      "síguenos en", "wszelkie prawa zastrzeżone",
+      "(?:©|copyright|\\(c\\)) ?(?:\\d{4}|by)\\b", "(?:abonniere|abonnieren sie|bestellen sie) (?:jetzt )?unser(?:en)? newsletter",
+      "(?:melde dich|melden sie sich) (?:jetzt )?(?:für|zu)m? (?:unseren? )?newsletter", "sign up for (?:our|the) [^.]{0,30}newsletter",
+      "jetzt spenden", "donate (?:now|today)", "(?:please )?consider (?:supporting|subscribing|donating)",
+      "abonnez-vous", "inscrivez-vous à (?:notre|la) newsletter", "soutenez-nous", "suscríbete", "dona (?:ahora|aquí)",
+      "iscriviti alla (?:nostra )?newsletter", "sostienici", "zapisz się na newsletter", "wesprzyj (?:nas|nasz)",
+      "like us on facebook", "folgt uns auf", "suivez-nous sur", "seguici su", "obserwuj nas"
+    ].join("|") +
+    ")",
+  "iu"
+)

@@ -5,7 +5,7 @@
 import type { Element, ElementContent } from "hast"
 import { attributeHint } from "./hints.js"
 import { maxByline } from "./chrome.js"
-import { continuation, furniture, furnitureOpening, relatedLabel, relatedLead } from "./phrases.js"
+import { continuation, furniture, furnitureOpening, readerNotice, relatedLabel, relatedLead } from "./phrases.js"
 import { type Stats, inlineTags, linkDensity, textOf } from "./stats.js"
 
 /** Blocks inside the content that are more than this share link text are navigation left over. */
@@ -23,6 +23,19 @@ const isLeftover = (element: Element, s: Stats): boolean => {
   if (density > maxLinkDensity && s.text < 1000) return true
   return false
 }
+
+/** A note to the reader ("Support us", "© 2022 … copyrighted property") is at most a short paragraph. */
+const maxNotice = 400
+
+/** A publisher's note to the reader: an appeal, a notice, a prompt (short furniture openings too, at paragraph length). */
+const noticeOf = (element: Element): boolean => {
+  const text = textOf(element).trimStart()
+  return readerNotice.test(text) || furnitureOpening.test(text) || reserved.test(text)
+}
+
+/** "All rights reserved", "copyrighted property" anywhere in a short block: a copyright line. */
+const reserved =
+  /(?:all rights reserved|copyrighted (?:property|material)|alle rechte vorbehalten|urheberrechtlich geschützt|tous droits réservés|todos los derechos reservados|tutti i diritti riservati|prawa zastrzeżone|chroniony prawem autorskim)/iu
 
 /** Class words of picture captions and credits. */
 const captionWords = /(?:^|[-_\s])(?:caption|credits?|copyright|image|img|photo|picture|figure|media|attachment)(?:$|[-_\s])/iu
@@ -116,6 +129,7 @@ export const pruneContent = (roots: ReadonlyArray<Element>, stats: Map<Element, 
             }
             if (furniture.test(label) || relatedLabel.test(label) || furnitureOpening.test(label)) continue
           }
+          if (s.text <= maxNotice && labelTags.has(child.tagName) && noticeOf(child)) continue
           if (isLedTeaser(child, s)) continue
         }
         visit(child)

@@ -14,7 +14,7 @@ import * as NaicsClassifier from "../../packages/core/src/NaicsClassifier.js"
 import { terms } from "../../packages/core/src/internal/naics/text.js"
 import { type Company, companies } from "./companies.js"
 import { pages } from "./site.js"
-import { tuningBatch2, tuningBatch3, tuningBatch4 } from "./tuningBatch2.js"
+import { tuningBatch2, tuningBatch3, tuningBatch4, tuningBatch5 } from "./tuningBatch2.js"
 
 interface Outcome {
   readonly company: Company
@@ -25,12 +25,12 @@ interface Outcome {
 
 // The set is fair only if no site gives the answer away: its code, or its code's official title, never appears.
 const plain = (s: string): string => s.toLowerCase().replace(/&amp;/g, "&").replace(/[^a-z0-9]+/g, " ").trim()
-for (const c of [...companies, ...tuningBatch2, ...tuningBatch3, ...tuningBatch4]) {
+for (const c of [...companies, ...tuningBatch2, ...tuningBatch3, ...tuningBatch4, ...tuningBatch5]) {
   for (const code of [c.code, ...(c.alternates ?? [])]) if (!Naics.isCode(code)) throw new Error(`${c.name}: ${code} is not a 2022 code`)
   const text = plain([...pages(c).values()].join(" "))
   if (text.includes(c.code) || text.includes(plain(Naics.title(c.code)!))) throw new Error(`${c.name}: the site names its code or its title`)
 }
-const everyCompany = [...companies, ...tuningBatch2, ...tuningBatch3, ...tuningBatch4]
+const everyCompany = [...companies, ...tuningBatch2, ...tuningBatch3, ...tuningBatch4, ...tuningBatch5]
 if (new Set(everyCompany.map((c) => c.domain)).size !== everyCompany.length) throw new Error("two companies share a domain")
 
 const evidenceOf = (company: Company): CompanyEvidence.CompanyEvidence => ({
@@ -110,6 +110,12 @@ const ours4 = run("classifier", (e) => {
   return { codes: ranked.map((r) => r.code), confidence: ranked[0]?.confidence }
 }, tuningBatch4, batch4Evidences)
 const baseline4 = run("bm25", (e) => ({ codes: bm25(e) }), tuningBatch4, batch4Evidences)
+const batch5Evidences = tuningBatch5.map(evidenceOf)
+const ours5 = run("classifier", (e) => {
+  const ranked = NaicsClassifier.classify(e, { maxResults: 5 })
+  return { codes: ranked.map((r) => r.code), confidence: ranked[0]?.confidence }
+}, tuningBatch5, batch5Evidences)
+const baseline5 = run("bm25", (e) => ({ codes: bm25(e) }), tuningBatch5, batch5Evidences)
 
 const accepted = (c: Company, code: string | undefined, digits: number): boolean =>
   code !== undefined && [c.code, ...(c.alternates ?? [])].some((x) => x.slice(0, digits) === code.slice(0, digits))
@@ -158,12 +164,14 @@ console.table([
   report("classifier tuning batch 2", ours2),
   report("classifier tuning batch 3", ours3),
   report("classifier tuning batch 4", ours4),
+  report("classifier tuning batch 5", ours5),
   report("bm25 dev", split(baseline, false)),
   report("bm25 held-out", split(baseline, true)),
   report("bm25 all", baseline),
   report("bm25 tuning batch 2", baseline2),
   report("bm25 tuning batch 3", baseline3),
-  report("bm25 tuning batch 4", baseline4)
+  report("bm25 tuning batch 4", baseline4),
+  report("bm25 tuning batch 5", baseline5)
 ])
 const p50 = (o: ReadonlyArray<Outcome>) => percentile(o.map((x) => x.ms), 0.5)
 console.log(`latency ratio classifier/bm25 p50: ${(p50(ours) / p50(baseline)).toFixed(2)}`)
@@ -175,9 +183,9 @@ if (process.argv.includes("--misses")) {
       console.log(`${i % 3 === 2 ? "HELD " : ""}${o.company.name} want ${o.company.code} got ${o.ranked.slice(0, 5).join(" ")} (${o.confidence})`)
     }
   })
-  for (const o of [...ours2, ...ours3, ...ours4]) {
+  for (const o of [...ours2, ...ours3, ...ours4, ...ours5]) {
     if (!accepted(o.company, o.ranked[0], 6)) {
-      console.log(`${tuningBatch2.includes(o.company) ? "T2" : tuningBatch3.includes(o.company) ? "T3" : "T4"} ${o.company.name} want ${o.company.code} got ${o.ranked.slice(0, 5).join(" ")} (${o.confidence})`)
+      console.log(`${tuningBatch2.includes(o.company) ? "T2" : tuningBatch3.includes(o.company) ? "T3" : tuningBatch4.includes(o.company) ? "T4" : "T5"} ${o.company.name} want ${o.company.code} got ${o.ranked.slice(0, 5).join(" ")} (${o.confidence})`)
     }
   }
 }

@@ -19,7 +19,7 @@ const original = http.createServer
 syncBuiltinESMExports()
 const { startOrigin, startService } = await import("../support/service.js")
 const origin = await startOrigin()
-const service = await startService("http-micro")
+const service = await startService("http-micro", process.env.MICRO_POSTGRES === undefined ? {} : { postgres: process.env.MICRO_POSTGRES })
 const path = process.env.MICRO_PATH ?? `/v1/web/scrape/markdown?url=${encodeURIComponent(origin.url)}`
 const one = () => new Promise<string>((resolve) => {
   const socket = new Socket()

@@ -69,6 +69,19 @@ for (const backend of backends) {
           expect(allowed.map((o) => o.remaining).sort((x, y) => x - y)).toEqual(Array.from({ length: 60 }, (_, i) => i))
           expect(outcomes.filter((o) => !o.allowed).every((o) => o.remaining === 0 && o.retryAfter === 59)).toBe(true)
         }))
+
+      it.effect("concurrent hits of several keys and buckets (one group on PostgreSQL) count each window apart", () =>
+        Effect.gen(function*() {
+          const a = `key_${unique()}`
+          const b = `key_${unique()}`
+          yield* TestClock.setTime(minute(13) + 1_000)
+          const asked = Array.from({ length: 45 }, (_, i) => i % 3 === 0 ? [b, "logs", 5] as const : i % 3 === 1 ? [a, "api", 10] as const : [a, "logs", 20] as const)
+          const outcomes = yield* Effect.all(asked.map(([key, bucket, limit]) => Effect.map(hit(key, limit, bucket), (o) => ({ key, bucket, ...o }))), { concurrency: "unbounded" })
+          const of = (key: string, bucket: string) => outcomes.filter((o) => o.key === key && o.bucket === bucket && o.allowed).map((o) => o.remaining).sort((x, y) => x - y)
+          expect(of(b, "logs")).toEqual([0, 1, 2, 3, 4])
+          expect(of(a, "api")).toEqual(Array.from({ length: 10 }, (_, i) => i))
+          expect(of(a, "logs")).toEqual(Array.from({ length: 15 }, (_, i) => i + 5))
+        }))
     })
   })
 }

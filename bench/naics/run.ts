@@ -3,8 +3,10 @@
  * classifier alone is timed) and reports top-1 and top-5 accuracy at six digits, top-1 at four and two digits, the
  * precision of "high" confidence, and latency, for the default classifier and a BM25 baseline over the NAICS titles
  * and descriptions run in the same script. Dev (tuned on) and held-out (every third company, never tuned on) are
- * reported apart, and the held-out companies appended for issue 23 once more on their own. Every page is checked not to
- * name its company's code or official title.
+ * reported apart, and the held-out companies appended for issue 23 once more on their own. Tuning batches 2-5
+ * (`tuningBatch2.ts`: lists of their own, outside the split, tuned on in full) are reported one by one; each batch's
+ * commit gives how it read before any tuning on it. Every page is checked not to name its company's code or official
+ * title.
  *
  * Run: `npx tsx bench/naics/run.ts [--misses]`
  */

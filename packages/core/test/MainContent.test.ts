@@ -125,6 +125,18 @@ const cases: ReadonlyArray<Case> = [
       "We want to hear what you think", "copyrighted property", "Written permission must be obtained"]
   },
   {
+    // Several linked headlines of other posts after the article's last paragraph, in its own column, go.
+    name: "headlines-after",
+    keep: ["Karhut heräsivät aikaisin", "Eläintarhan karhut heräsivät", "ulkoaitaus avataan yleisölle vasta maaliskuussa"],
+    drop: ["Eläintarhan tiedote karhujen", "Kittilässä ennätyslumet", "Vuosi 2018 toi kylmää", "Harmaa on hyvä"]
+  },
+  {
+    // One linked line after the article is its source, and stays.
+    name: "source-after",
+    keep: ["Library extends opening hours", "stay open until ten", "what they cost", "Minutes of the library board"],
+    drop: ["Contact"]
+  },
+  {
     name: "almost-empty",
     keep: ["Coming soon"],
     drop: [],

@@ -191,10 +191,15 @@ export const trimRelated = (roots: ReadonlyArray<Element>, stats: Map<Element, S
       if (s !== undefined && isProse(s) && !drop.has(block)) lastProse = i
     })
     if (lastProse >= 0) {
+      const headlines: Array<Element> = []
       for (let i = lastProse + 1; i < blocks.length; i++) {
         const s = stats.get(blocks[i]!)
-        if (s !== undefined && pointsAway(blocks[i]!, s)) drop.add(blocks[i]!)
+        if (s === undefined) continue
+        if (pointsAway(blocks[i]!, s)) drop.add(blocks[i]!)
+        else if (s.text < 200 && linkDensity(s) >= 0.9) headlines.push(blocks[i]!)
       }
+      // Linked headlines after the article's end are other posts when there are several (one is the article's source).
+      if (headlines.length >= 2) for (const block of headlines) drop.add(block)
     }
     if (drop.size > 0) container.children = container.children.filter((c) => c.type !== "element" || !drop.has(c))
   }

@@ -137,6 +137,12 @@ const cases: ReadonlyArray<Case> = [
     drop: ["Contact"]
   },
   {
+    // A "Mehr Themen:" label whose list of links went is left last: it goes too.
+    name: "dangling-label",
+    keep: ["Neue Buslinie ins Gewerbegebiet", "alle zwanzig Minuten", "den Unternehmen vor Ort"],
+    drop: ["Mehr Themen", "Radweg an der Ringstraße", "Wochenmarkt", "Freibad"]
+  },
+  {
     name: "almost-empty",
     keep: ["Coming soon"],
     drop: [],

@@ -201,9 +201,21 @@ export const trimRelated = (roots: ReadonlyArray<Element>, stats: Map<Element, S
       // Linked headlines after the article's end are other posts when there are several (one is the article's source).
       if (headlines.length >= 2) for (const block of headlines) drop.add(block)
     }
+    // A "Label:" left last announces a section that is gone (related posts, a form): it goes too.
+    for (let i = blocks.length - 1; i > lastProse; i--) {
+      const block = blocks[i]!
+      if (drop.has(block)) continue
+      const s = stats.get(block)
+      if (s === undefined || !isDanglingLabel(block, s)) break
+      drop.add(block)
+    }
     if (drop.size > 0) container.children = container.children.filter((c) => c.type !== "element" || !drop.has(c))
   }
 }
+
+/** A short unlinked line ending in a colon (a heading or a bold line): a label of what follows it. */
+const isDanglingLabel = (element: Element, s: Stats): boolean =>
+  s.text > 0 && s.text <= 80 && s.link === 0 && /[:：]\s*$/u.test(textOf(element))
 
 /** Where a picture credit starts inside a caption: "© …", "Foto: …", "(Photo: …)", a stock agency's name. */
 const creditStart =

@@ -77,7 +77,7 @@ const holdingCues = [
 ]
 const wholesaleCues = [
   /\bwholesale(?:rs?)?\b/, /\bdistributors?\b/, /\bdistribution cent(?:er|re)s?\b/, /\b(?:trade|contractor|dealer) accounts?\b/, /\bnet[- ]30\b/,
-  /\bbranches\b/, /\bwarehouses?\b/, /\b(?:we )?(?:stock|supply|distribute)s? [\d,]+ (?:products|items|skus)\b/, /\bto (?:retailers|grocers|contractors|hospitals|clinics|restaurants|dealers)\b/
+  /\bbranches\b/, /\bwarehouses?\b/, /\bwill[- ]call\b/, /\bopen an account\b|\bjobsite delivery\b/, /\b(?:we )?(?:stock|supply|distribute)s? [\d,]+ (?:products|items|skus)\b/, /\bto (?:retailers|grocers|contractors|hospitals|clinics|restaurants|dealers)\b/
 ]
 const usedCues = [/\bpre[- ]?(?:loved|owned)\b/, /\bvintage\b/, /\bconsign(?:ment|ed)?\b/, /\bsecond[- ]?hand\b/, /\bthrift\b/, /\bused (?:cars?|vehicles?|goods|clothing|books|furniture)\b/, /\bantiques?\b/]
 

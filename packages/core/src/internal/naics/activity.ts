@@ -60,7 +60,10 @@ const makingCues = [
 const softwareCues = [
   /\bsoftware\b/, /\bplatform\b/, /\bsaas\b/, /\b(?:web |mobile )?app\b/, /\bdashboard\b/, /\bintegrations?\b/, /\bapi\b/,
   /\bfree trial\b/, /\b(?:book|request|get) a demo\b/, /\blog ?in\b/, /\bin the cloud\b|\bcloud[- ]based\b/, /\bautomatic(?:ally)?\b/,
-  /\/(?:month|mo)\b/, /\bper (?:user|seat|location|unit|vehicle)\b|\/(?:user|unit|vehicle|location)\b/, /\bpoint[- ]of[- ]sale system\b/,
+  /\/(?:month|mo)\b/, /\bper (?:user|seat|location|unit|vehicle)\b|\/(?:user|unit|vehicle|location)\b/, /\bpoint[- ]of[- ]sale(?: system)?\b/,
+  /\bby (?:monthly |annual )?subscription\b|\b(?:monthly|annual) subscriptions?\b(?! box)/,
+  // The company saying it sells or publishes software: its own product, whatever trade the words name.
+  /\b(?:sells?|publish(?:es)?|licenses?) [\w\s-]{0,40}software\b/,
   /\bin real time\b|\breal-time\b/, /\bfeatures\b/
 ]
 const agencyCues = [
@@ -179,7 +182,7 @@ const families: ReadonlyArray<Family> = [
   family("449210", "334610", "423990", "vinyl|lp|record|cd|dvd|turntable|blu-ray"),
   family("459130", "313210", "424310", "yarn|fabric|quilting|sewing pattern|knitting needle"),
   family("459140", "339992", "423990", "guitar|piano|drum|amp|ukulele|violin|sheet music"),
-  family("449129", "314120", "423220", "bedding|duvet|towel|throw pillow|curtain|rug|cookware|kitchenware"),
+  family("449129", "314120", "423220", "bedding|duvet|towel|throw pillow|curtain|rug|cookware|kitchenware|tableware|table linen|linen|lamp|mirror|home decor"),
   family("457210", undefined, "424720", "propane|heating oil|fuel oil"),
   family("456191", "325411", "424210", "vitamin|supplement|protein powder|probiotic"),
   family("445230", "111219", "424480", "sweet corn|tomato|tomatoe|peach|peache|berry|berrie|strawberr(?:y|ie)|apple|pumpkin|vegetable|fruit"),

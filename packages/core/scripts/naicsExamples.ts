@@ -100,7 +100,7 @@ export const examples: Readonly<Record<string, string>> = {
   "311412": "frozen meals manufacturer; frozen pizza; frozen entrees",
   "311421": "canned fruits and vegetables; jams and jellies manufacturer; pickles; salsa manufacturer",
   "311511": "fluid milk; bottled milk; milk processing plant; creamery milk",
-  "311513": "cheese maker; cheesemaking; artisan cheese; creamery cheese; makes cheese; cheddars and alpine wheels; aged in our caves",
+  "311513": "cheese maker; cheesemaking; artisan cheese; creamery cheese; makes cheese; cheese from milk we buy",
   "311520": "ice cream manufacturer; frozen desserts made",
   "311611": "slaughterhouse; meat packing; beef processing plant",
   "311612": "sausage maker; bacon; charcuterie producer; meat processing; smoked meats",

@@ -309,7 +309,7 @@ export const rows: ReadonlyArray<Row> = [["111110","Soybean Farming","This indus
   [["Milking dairy cattle, with or without bottling own milk","112120"]]],
   ["311512","Creamery Butter Manufacturing","This U.S. industry comprises establishments primarily engaged in manufacturing creamery butter from milk and/or processed milk products.",[],
   []],
-  ["311513","Cheese Manufacturing","This U.S. industry comprises establishments primarily engaged in (1) manufacturing cheese products (except cottage cheese) from raw milk and/or processed milk products and/or (2) manufacturing cheese substitutes from soybean and other nondairy substances.",["cheese maker","cheesemaking","artisan cheese","creamery cheese","makes cheese","cheddars and alpine wheels","aged in our caves"],
+  ["311513","Cheese Manufacturing","This U.S. industry comprises establishments primarily engaged in (1) manufacturing cheese products (except cottage cheese) from raw milk and/or processed milk products and/or (2) manufacturing cheese substitutes from soybean and other nondairy substances.",["cheese maker","cheesemaking","artisan cheese","creamery cheese","makes cheese","cheese from milk we buy"],
   []],
   ["311514","Dry, Condensed, and Evaporated Dairy Product Manufacturing","This U.S. industry comprises establishments primarily engaged in manufacturing dry, condensed, and evaporated milk and dairy substitute products.",[],
   []],

@@ -89,7 +89,7 @@ const resellCues = [
   /\bwe buy (?:from|at|direct|small|only)\b/, /\bfrom (?:\d+ |small |local |independent |farmstead )+(?:makers|producers|farms|growers|roasters|cheesemakers|brands)\b/,
   /\brestock(?:ed|s)?\b/, /\bsold by the (?:ounce|pound|lb|kilo)\b/
 ]
-const diningCues = [/\bmenus?\b/, /\breserv(?:e|ations?) a table\b|\bbook a table\b|\breservations?\b/, /\bdine[- ]in\b|\btake-?out\b|\bdining room\b/, /\b(?:brunch|lunch|dinner)\b/]
+const diningCues = [/\bmenus?\b/, /\breserv(?:e|ations?) a table\b|\bbook a table\b|\breservations?\b/, /\bdine[- ]in\b|\btake-?out\b|\bcarry-?out\b|\bdining room\b/, /\b(?:brunch|lunch|dinner)\b/]
 const managingCues = [
   /\bhead office\b|\bsupport cent(?:re|er)\b|\bregional (?:office|headquarters)\b|\bcorporate headquarters\b/,
   /\b(?:we|it) (?:manage|manages|oversee|oversees|run|runs) (?:the|our|its) (?:chain|stores|region|plants|subsidiaries|operating companies|branches)\b/,
@@ -269,6 +269,8 @@ export const adjustments = (evidence: CompanyEvidence): Adjustments => {
   const makes = m.making >= 2
   // A shop that delivers what it sells is still a shop: its delivery is no courier's trade.
   if (shop && !makes) factor.push(["31", 0.6], ["32", 0.6], ["33", 0.6], ["11", 0.7], ["492", 0.6])
+  // A restaurant that delivers its food is still a restaurant: its delivery is no courier's trade either.
+  if (m.dining >= 2) factor.push(["492", 0.5])
   // A shop or counter that says it buys from makers (or at the market) resells their goods: no maker, no farm.
   if (m.resell >= 1 && !makes) factor.push(["31", 0.7], ["32", 0.7], ["33", 0.7], ["11", 0.8])
   // A site that sells priced goods from a cart is no mine, whatever metal its goods are made of.

@@ -80,6 +80,13 @@ describe("NaicsClassifier", () => {
     expect(ranked.slice(0, 5).map((r) => r.code)).toContain("311513")
   })
 
+  it("keeps a restaurant that delivers its own food a restaurant, not a courier", () => {
+    const ranked = top(company("Luigi's Slice House", "Hand-tossed pizzas, calzones and salads for carryout and fast delivery across the east side.",
+      ["See the menu and order for delivery or carryout.", "Our drivers deliver hot in 30 minutes or less."]))
+    expect(ranked[0]!.code.slice(0, 4)).toBe("7225")
+    expect(ranked[0]!.code.slice(0, 3)).not.toBe("492")
+  })
+
   it("classifies a point-of-sale product full of restaurant words as software, and a group of hotels as a holding company", () => {
     const pos = top(company("Servewell – the POS for restaurants", "Take orders at the table, send tickets to the kitchen and run your restaurant menu from one screen.",
       ["Plans: Starter $0/month, Plus $59/month per location.", "Servers take orders tableside and guests pay at the table.",

@@ -281,11 +281,14 @@ export const make = (options: Options = {}): Effect.Effect<PageIndex["Type"], ne
         }]
       })
       if (rows.length === 0) return undefined
+      // One row per organization and URL (pages read under two addresses can end at one): an upsert that meets its own
+      // key twice fails. The last is kept.
+      const unique = [...new Map(rows.map((row) => [`${row.org_id}\u0000${row.url}`, row])).values()]
       return sql`
         INSERT INTO page_index (org_id, url, host_rev, title, snippet, config, document, field_lengths, indexed_at, expires_at)
         SELECT r.org_id, r.url, r.host_rev, r.title, r.snippet, r.config, d.document, ${fieldLengths(sql, sql`d.document`)},
           r.stored_at, r.expires_at
-        FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+        FROM jsonb_to_recordset(${JSON.stringify(unique)}::jsonb)
           AS r(org_id text, url text, host_rev text, title text, headings text, body text, snippet text, config text,
             stored_at timestamptz, expires_at timestamptz),
         LATERAL (SELECT

@@ -18,7 +18,7 @@ import { BlobStore } from "@sift/store/BlobStore"
 import * as CacheStore from "@sift/store/CacheStore"
 import * as Ids from "@sift/store/Ids"
 import { JobQueue, type JobQueueError } from "@sift/store/JobQueue"
-import { type IndexedPage, PageIndex } from "@sift/store/PageIndex"
+import { type IndexedPage, PageIndex, pageOf } from "@sift/store/PageIndex"
 import { Deliveries } from "@sift/webhooks"
 import { Chunk, Clock, Deferred, Duration, Effect, Option, Queue, type Scope } from "effect"
 import { randomBytes } from "node:crypto"
@@ -231,20 +231,8 @@ export const drive = (batchId: string, options: RunnerOptions = {}): Effect.Effe
         pages += links.length
         const code = made?.status === "error" ? String(made["error_code"]) : null
         // The page's index row: not a page read with forwarded headers, which the page cache refuses too.
-        const result = outcome._tag === "Scraped" ? outcome.result : undefined
-        const indexed: IndexedPage | undefined = index !== undefined && state === "ok" && result !== undefined && request._tag === "Right" &&
-            Cache.usesCache(request.right) && typeof result.markdown.data === "string" && result.markdown.data.trim() !== "" && result.isPartial !== true
-          ? {
-            orgId: batch.org_id,
-            url: result.url,
-            title: result.metadata.title ?? "",
-            headings: (result.metadata.headings ?? []).map((heading) => heading.text),
-            markdown: result.markdown.data,
-            description: result.metadata.description,
-            language: result.metadata.language,
-            // A page answered from the cache is as old as its entry, and leaves the index with it.
-            storedAt: Date.now() - result.cache_metadata.age_ms
-          }
+        const indexed = index !== undefined && state === "ok" && outcome._tag === "Scraped" && request._tag === "Right" && Cache.usesCache(request.right)
+          ? pageOf(batch.org_id, outcome.result, Date.now())
           : undefined
         if (follow === null) {
           const done = yield* Deferred.make<void, SqlError>()

@@ -18,6 +18,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { Fragment } from "@effect/sql/Statement"
+import type { ScrapeResult } from "@sift/core/ScrapeResult"
 import { Context, Duration, Effect, Layer, Schedule, type Scope } from "effect"
 import * as CacheStore from "./CacheStore.js"
 
@@ -41,6 +42,26 @@ export interface IndexedPage {
    * it, as that entry does, and `freshness` reads it.
    */
   readonly storedAt?: number | undefined
+}
+
+/**
+ * A page read to Markdown as the organization's row, or none when there is nothing to index: a partial or ZDR result,
+ * or one without Markdown. A page answered from the cache is as old as its entry (`now` less its age), and leaves the
+ * index with it.
+ */
+export const pageOf = (orgId: string, result: ScrapeResult, now: number): IndexedPage | undefined => {
+  if (result.isPartial === true || result.cache_metadata.status === "zdr") return undefined
+  if (typeof result.markdown.data !== "string" || result.markdown.data.trim() === "") return undefined
+  return {
+    orgId,
+    url: result.url,
+    title: result.metadata.title ?? "",
+    headings: (result.metadata.headings ?? []).map((heading) => heading.text),
+    markdown: result.markdown.data,
+    description: result.metadata.description,
+    language: result.metadata.language,
+    storedAt: now - result.cache_metadata.age_ms
+  }
 }
 
 /** A search of one organization's pages. */

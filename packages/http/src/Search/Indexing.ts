@@ -14,7 +14,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Cache, type ScrapeResult } from "@sift/core"
 import * as CacheStore from "@sift/store/CacheStore"
-import { type IndexedPage, PageIndex } from "@sift/store/PageIndex"
+import { type IndexedPage, PageIndex, pageOf } from "@sift/store/PageIndex"
 import { Context, Effect, Exit, Option } from "effect"
 
 /** How long a page read from the cache by one organization is not indexed again by this process. */
@@ -44,24 +44,14 @@ export interface ReadPage {
 /** The rows of the pages worth indexing now (see the module's rules); remembers them as indexed. */
 const indexable = (orgId: string, pages: ReadonlyArray<ReadPage>): Array<IndexedPage> => {
   const now = Date.now()
-  return pages.filter(({ result }) => {
-    if (result.isPartial === true || result.cache_metadata.status === "zdr") return false
-    if (typeof result.markdown.data !== "string" || result.markdown.data.trim() === "") return false
+  return pages.flatMap(({ result }) => {
+    const page = pageOf(orgId, result, now)
+    if (page === undefined) return []
     const key = `${orgId}\u0000${result.url}`
-    if (result.cache_metadata.status === "hit" && seenRecently(key, now)) return false
+    if (result.cache_metadata.status === "hit" && seenRecently(key, now)) return []
     remember(key, now)
-    return true
-  }).map(({ result }) => ({
-    orgId,
-    url: result.url,
-    title: result.metadata.title ?? "",
-    headings: (result.metadata.headings ?? []).map((heading) => heading.text),
-    markdown: result.markdown.data ?? "",
-    description: result.metadata.description,
-    language: result.metadata.language,
-    // A page answered from the cache is as old as its entry, and leaves the index with it.
-    storedAt: now - result.cache_metadata.age_ms
-  }))
+    return [page]
+  })
 }
 
 /**

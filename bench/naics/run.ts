@@ -3,7 +3,7 @@
  * classifier alone is timed) and reports top-1 and top-5 accuracy at six digits, top-1 at four and two digits, the
  * precision of "high" confidence, and latency, for the default classifier and a BM25 baseline over the NAICS titles
  * and descriptions run in the same script. Dev (tuned on) and held-out (every third company, never tuned on) are
- * reported apart, and the held-out companies appended for issue 23 once more on their own. Tuning batches 2-9
+ * reported apart, and the held-out companies appended for issue 23 once more on their own. Tuning batches 2-10
  * (`tuningBatch2.ts`: lists of their own, outside the split, tuned on in full) are reported one by one; each batch's
  * commit gives how it read before any tuning on it. Every page is checked not to name its company's code or official
  * title.
@@ -16,7 +16,7 @@ import * as NaicsClassifier from "../../packages/core/src/NaicsClassifier.js"
 import { terms } from "../../packages/core/src/internal/naics/text.js"
 import { type Company, companies } from "./companies.js"
 import { pages } from "./site.js"
-import { tuningBatch2, tuningBatch3, tuningBatch4, tuningBatch5, tuningBatch6, tuningBatch7, tuningBatch8, tuningBatch9 } from "./tuningBatch2.js"
+import { tuningBatch10, tuningBatch2, tuningBatch3, tuningBatch4, tuningBatch5, tuningBatch6, tuningBatch7, tuningBatch8, tuningBatch9 } from "./tuningBatch2.js"
 
 interface Outcome {
   readonly company: Company
@@ -27,12 +27,17 @@ interface Outcome {
 
 // The set is fair only if no site gives the answer away: its code, or its code's official title, never appears.
 const plain = (s: string): string => s.toLowerCase().replace(/&amp;/g, "&").replace(/[^a-z0-9]+/g, " ").trim()
-for (const c of [...companies, ...tuningBatch2, ...tuningBatch3, ...tuningBatch4, ...tuningBatch5, ...tuningBatch6, ...tuningBatch7, ...tuningBatch8, ...tuningBatch9]) {
+/** The tuning batches by number, in the order they were written. */
+const tuningBatches: ReadonlyArray<readonly [number, ReadonlyArray<Company>]> = [
+  [2, tuningBatch2], [3, tuningBatch3], [4, tuningBatch4], [5, tuningBatch5], [6, tuningBatch6], [7, tuningBatch7], [8, tuningBatch8],
+  [9, tuningBatch9], [10, tuningBatch10]
+]
+for (const c of [...companies, ...tuningBatches.flatMap(([, b]) => b)]) {
   for (const code of [c.code, ...(c.alternates ?? [])]) if (!Naics.isCode(code)) throw new Error(`${c.name}: ${code} is not a 2022 code`)
   const text = plain([...pages(c).values()].join(" "))
   if (text.includes(c.code) || text.includes(plain(Naics.title(c.code)!))) throw new Error(`${c.name}: the site names its code or its title`)
 }
-const everyCompany = [...companies, ...tuningBatch2, ...tuningBatch3, ...tuningBatch4, ...tuningBatch5, ...tuningBatch6, ...tuningBatch7, ...tuningBatch8, ...tuningBatch9]
+const everyCompany = [...companies, ...tuningBatches.flatMap(([, b]) => b)]
 if (new Set(everyCompany.map((c) => c.domain)).size !== everyCompany.length) throw new Error("two companies share a domain")
 
 const evidenceOf = (company: Company): CompanyEvidence.CompanyEvidence => ({
@@ -93,55 +98,15 @@ const ours = run("classifier", (e) => {
   return { codes: ranked.map((r) => r.code), confidence: ranked[0]?.confidence }
 })
 const baseline = run("bm25", (e) => ({ codes: bm25(e) }))
-/** Tuning batch 2 (its own list, outside the split): tuned on in full, never part of dev or held-out. */
-const batch2Evidences = tuningBatch2.map(evidenceOf)
-const ours2 = run("classifier", (e) => {
-  const ranked = NaicsClassifier.classify(e, { maxResults: 5 })
-  return { codes: ranked.map((r) => r.code), confidence: ranked[0]?.confidence }
-}, tuningBatch2, batch2Evidences)
-const baseline2 = run("bm25", (e) => ({ codes: bm25(e) }), tuningBatch2, batch2Evidences)
-const batch3Evidences = tuningBatch3.map(evidenceOf)
-const ours3 = run("classifier", (e) => {
-  const ranked = NaicsClassifier.classify(e, { maxResults: 5 })
-  return { codes: ranked.map((r) => r.code), confidence: ranked[0]?.confidence }
-}, tuningBatch3, batch3Evidences)
-const baseline3 = run("bm25", (e) => ({ codes: bm25(e) }), tuningBatch3, batch3Evidences)
-const batch4Evidences = tuningBatch4.map(evidenceOf)
-const ours4 = run("classifier", (e) => {
-  const ranked = NaicsClassifier.classify(e, { maxResults: 5 })
-  return { codes: ranked.map((r) => r.code), confidence: ranked[0]?.confidence }
-}, tuningBatch4, batch4Evidences)
-const baseline4 = run("bm25", (e) => ({ codes: bm25(e) }), tuningBatch4, batch4Evidences)
-const batch5Evidences = tuningBatch5.map(evidenceOf)
-const ours5 = run("classifier", (e) => {
-  const ranked = NaicsClassifier.classify(e, { maxResults: 5 })
-  return { codes: ranked.map((r) => r.code), confidence: ranked[0]?.confidence }
-}, tuningBatch5, batch5Evidences)
-const baseline5 = run("bm25", (e) => ({ codes: bm25(e) }), tuningBatch5, batch5Evidences)
-const batch6Evidences = tuningBatch6.map(evidenceOf)
-const ours6 = run("classifier", (e) => {
-  const ranked = NaicsClassifier.classify(e, { maxResults: 5 })
-  return { codes: ranked.map((r) => r.code), confidence: ranked[0]?.confidence }
-}, tuningBatch6, batch6Evidences)
-const baseline6 = run("bm25", (e) => ({ codes: bm25(e) }), tuningBatch6, batch6Evidences)
-const batch7Evidences = tuningBatch7.map(evidenceOf)
-const ours7 = run("classifier", (e) => {
-  const ranked = NaicsClassifier.classify(e, { maxResults: 5 })
-  return { codes: ranked.map((r) => r.code), confidence: ranked[0]?.confidence }
-}, tuningBatch7, batch7Evidences)
-const baseline7 = run("bm25", (e) => ({ codes: bm25(e) }), tuningBatch7, batch7Evidences)
-const batch8Evidences = tuningBatch8.map(evidenceOf)
-const ours8 = run("classifier", (e) => {
-  const ranked = NaicsClassifier.classify(e, { maxResults: 5 })
-  return { codes: ranked.map((r) => r.code), confidence: ranked[0]?.confidence }
-}, tuningBatch8, batch8Evidences)
-const baseline8 = run("bm25", (e) => ({ codes: bm25(e) }), tuningBatch8, batch8Evidences)
-const batch9Evidences = tuningBatch9.map(evidenceOf)
-const ours9 = run("classifier", (e) => {
-  const ranked = NaicsClassifier.classify(e, { maxResults: 5 })
-  return { codes: ranked.map((r) => r.code), confidence: ranked[0]?.confidence }
-}, tuningBatch9, batch9Evidences)
-const baseline9 = run("bm25", (e) => ({ codes: bm25(e) }), tuningBatch9, batch9Evidences)
+/** Each tuning batch (its own list, outside the split): tuned on in full, never part of dev or held-out. */
+const batchRuns = tuningBatches.map(([n, batch]) => {
+  const evs = batch.map(evidenceOf)
+  const classified = run("classifier", (e) => {
+    const ranked = NaicsClassifier.classify(e, { maxResults: 5 })
+    return { codes: ranked.map((r) => r.code), confidence: ranked[0]?.confidence }
+  }, batch, evs)
+  return { n, ours: classified, baseline: run("bm25", (e) => ({ codes: bm25(e) }), batch, evs) }
+})
 
 const accepted = (c: Company, code: string | undefined, digits: number): boolean =>
   code !== undefined && [c.code, ...(c.alternates ?? [])].some((x) => x.slice(0, digits) === code.slice(0, digits))
@@ -187,25 +152,11 @@ console.table([
   report("classifier held-out, written after tuning", from(split(ours, true), afterFirstRound)),
   report("classifier latest batch (286+)", from(ours, latestBatch)),
   report("classifier all", ours),
-  report("classifier tuning batch 2", ours2),
-  report("classifier tuning batch 3", ours3),
-  report("classifier tuning batch 4", ours4),
-  report("classifier tuning batch 5", ours5),
-  report("classifier tuning batch 6", ours6),
-  report("classifier tuning batch 7", ours7),
-  report("classifier tuning batch 8", ours8),
-  report("classifier tuning batch 9", ours9),
+  ...batchRuns.map((b) => report(`classifier tuning batch ${b.n}`, b.ours)),
   report("bm25 dev", split(baseline, false)),
   report("bm25 held-out", split(baseline, true)),
   report("bm25 all", baseline),
-  report("bm25 tuning batch 2", baseline2),
-  report("bm25 tuning batch 3", baseline3),
-  report("bm25 tuning batch 4", baseline4),
-  report("bm25 tuning batch 5", baseline5),
-  report("bm25 tuning batch 6", baseline6),
-  report("bm25 tuning batch 7", baseline7),
-  report("bm25 tuning batch 8", baseline8),
-  report("bm25 tuning batch 9", baseline9)
+  ...batchRuns.map((b) => report(`bm25 tuning batch ${b.n}`, b.baseline))
 ])
 const p50 = (o: ReadonlyArray<Outcome>) => percentile(o.map((x) => x.ms), 0.5)
 console.log(`latency ratio classifier/bm25 p50: ${(p50(ours) / p50(baseline)).toFixed(2)}`)
@@ -217,9 +168,11 @@ if (process.argv.includes("--misses")) {
       console.log(`${i % 3 === 2 ? "HELD " : ""}${o.company.name} want ${o.company.code} got ${o.ranked.slice(0, 5).join(" ")} (${o.confidence})`)
     }
   })
-  for (const o of [...ours2, ...ours3, ...ours4, ...ours5, ...ours6, ...ours7, ...ours8, ...ours9]) {
-    if (!accepted(o.company, o.ranked[0], 6)) {
-      console.log(`${tuningBatch2.includes(o.company) ? "T2" : tuningBatch3.includes(o.company) ? "T3" : tuningBatch4.includes(o.company) ? "T4" : tuningBatch5.includes(o.company) ? "T5" : tuningBatch6.includes(o.company) ? "T6" : tuningBatch7.includes(o.company) ? "T7" : tuningBatch8.includes(o.company) ? "T8" : "T9"} ${o.company.name} want ${o.company.code} got ${o.ranked.slice(0, 5).join(" ")} (${o.confidence})`)
+  for (const b of batchRuns) {
+    for (const o of b.ours) {
+      if (!accepted(o.company, o.ranked[0], 6)) {
+        console.log(`T${b.n} ${o.company.name} want ${o.company.code} got ${o.ranked.slice(0, 5).join(" ")} (${o.confidence})`)
+      }
     }
   }
 }

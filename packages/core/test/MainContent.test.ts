@@ -143,6 +143,15 @@ const cases: ReadonlyArray<Case> = [
     drop: ["Mehr Themen", "Radweg an der Ringstraße", "Wochenmarkt", "Freibad"]
   },
   {
+    // Prompts to act outside the article (newsletter, app, e-paper, log in), the affiliate-link disclosure and an
+    // embed's consent placeholder go; the article's paragraphs between them stay.
+    name: "reader-prompts",
+    keep: ["Fähre fährt wieder nach Fahrplan", "seit Montag wieder im Einsatz", "zwei zusätzliche Abfahrten",
+      "Die Preise bleiben bis zum Herbst gleich"],
+    drop: ["Provision vom Händler", "Abonnieren Sie unseren Newsletter", "Wir respektieren deine Privatsphäre",
+      "als E-Paper", "Get the latest news", "Sie müssen sich einloggen"]
+  },
+  {
     name: "almost-empty",
     keep: ["Coming soon"],
     drop: [],

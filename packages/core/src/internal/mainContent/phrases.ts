@@ -85,7 +85,8 @@ export const furnitureOpening = new RegExp(
 
 /**
  * Openings of the publisher's notes to the reader inside an article's column (up to a short paragraph): appeals to
- * support, join or follow the publication, feedback prompts, and copyright or opinion disclaimers.
+ * support, join or follow the publication, feedback prompts, copyright or opinion disclaimers, prompts to act outside
+ * the article (newsletter, app, e-paper, log in, write in), affiliate-link disclosures and consent placeholders.
  */
 export const readerNotice = new RegExp(
   "^\\(?(?:" +
@@ -106,7 +107,26 @@ export const readerNotice = new RegExp(
       "jetzt spenden", "donate (?:now|today)", "(?:please )?consider (?:supporting|subscribing|donating)",
       "abonnez-vous", "inscrivez-vous à (?:notre|la) newsletter", "soutenez-nous", "suscríbete", "dona (?:ahora|aquí)",
       "iscriviti alla (?:nostra )?newsletter", "sostienici", "zapisz się na newsletter", "wesprzyj (?:nas|nasz)",
-      "like us on facebook", "folgt uns auf", "suivez-nous sur", "seguici su", "obserwuj nas"
+      "like us on facebook", "folgt uns auf", "suivez-nous sur", "seguici su", "obserwuj nas",
+      // Prompts to act outside the article: get the news or the app, log in, write in; the affiliate-link disclosure
+      // and the placeholder of an embed waiting for consent.
+      "get the latest (?:news|stories|updates|headlines)", "(?:do you )?want to (?:be|stay) (?:informed|up to date)",
+      "download (?:our|the) [\\p{L}\\p{N} ]{1,30} app", "submit (?:your|a) letter", "write to us at",
+      "you (?:must|need to) (?:be )?(?:logged in|log in|sign in|registered)", "we respect your privacy",
+      "this (?:post|article|page) (?:contains|may contain) (?:references to products|affiliate links|links)",
+      "we (?:may )?(?:receive|earn) (?:a )?(?:compensation|commission)", "as an amazon associate",
+      "immer (?:bestens |gut )?(?:informiert|auf dem laufenden)", "abonnieren sie (?:jetzt )?unsere?",
+      "lesen sie (?:das|die|den) [\\p{L}\\p{N} -]{1,30}(?:magazin|zeitung|heft|e-paper)\\b",
+      "(?:laden sie|lade dir) (?:jetzt )?(?:unsere|die) [\\p{L}\\p{N} -]{0,30}app",
+      "(?:sie müssen|du musst) (?:sich |dich )?(?:einloggen|anmelden|eingeloggt|angemeldet)",
+      "wir respektieren (?:deine|ihre) privatsphäre", "(?:für|bei) links auf dieser seite",
+      "(?:dieser|der) (?:artikel|beitrag) (?:kann|enthält) (?:affiliate-|partner-)?links",
+      "recevez (?:notre|nos|l'essentiel|toute l'actualité)", "téléchargez (?:notre|l'|l’)application",
+      "vous devez être (?:connecté|inscrit)", "nous respectons votre vie privée", "écrivez-nous",
+      "puedes? escribirnos", "escríbenos a", "recibe (?:las|nuestras|todas las) (?:últimas )?noticias",
+      "descarga (?:nuestra|la) app", "debes (?:iniciar sesión|estar registrado)", "respetamos tu privacidad",
+      "scarica (?:la nostra |l'|l’)app", "devi essere (?:registrato|loggato|connesso)", "scrivici a",
+      "pobierz (?:naszą )?aplikację", "musisz być zalogowany", "napisz do nas"
     ].join("|") +
     ")",
   "iu"

@@ -152,6 +152,14 @@ const cases: ReadonlyArray<Case> = [
       "als E-Paper", "Get the latest news", "Sie müssen sich einloggen"]
   },
   {
+    // Author boxes (a bio under a byline-like name, the Simple Author Box plugin) go, also when the laxer chrome rules
+    // found the article (its sections are named like ads).
+    name: "author-box",
+    keep: ["Kontaktgrill im Test", "Nach sieben Minuten sind beide Platten", "Weniger gelungen ist die Fettschale",
+      "Für gelegentliches Grillen reicht das Gerät"],
+    drop: ["Jana Weber ist Redakteurin", "backt sie Brot", "Max Mustermann fotografiert", "Impressum"]
+  },
+  {
     name: "almost-empty",
     keep: ["Coming soon"],
     drop: [],

@@ -11,7 +11,7 @@ const chromeTags = new Set(["nav", "aside", "menu"])
 export const maxByline = 100
 
 /** An author box holds paragraphs (a bio, a position); a byline is one line. */
-const holdsParagraph = (element: Element): boolean =>
+export const holdsParagraph = (element: Element): boolean =>
   element.children.some((c) => c.type === "element" && (c.tagName === "p" || holdsParagraph(c)))
 /** Elements whose class names describe formatting (`language-sh`, `date-cell`), never page layout. */
 const classExempt = new Set([

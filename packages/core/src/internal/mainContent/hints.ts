@@ -23,7 +23,7 @@ const strongChrome = new Set([
   "twittertweet", "instagrammedia", "fbpost", "wpembeddedcontent", "tiktokembed"
 ])
 /** Words of an article's byline: article text when short, an author box when long (chrome decides by length). */
-const bylineWords = new Set(["byline", "author", "authors", "writer"])
+const bylineWords = new Set(["byline", "author", "authors", "writer", "saboxplugin" /* WordPress's Simple Author Box */])
 /** Words that mark chrome only when no content word is present (`site-header` yes, `entry-header` no). */
 const weakChrome = new Set([
   "tags", "tag", "category", "categories", "date", "hidden", "hide", "meta", "metadata",

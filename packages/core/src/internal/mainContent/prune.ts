@@ -4,7 +4,7 @@
  */
 import type { Element, ElementContent } from "hast"
 import { attributeHint } from "./hints.js"
-import { maxByline } from "./chrome.js"
+import { holdsParagraph, maxByline } from "./chrome.js"
 import { continuation, furniture, furnitureOpening, readerNotice, relatedLabel, relatedLead } from "./phrases.js"
 import { type Stats, inlineTags, linkDensity, textOf } from "./stats.js"
 
@@ -17,12 +17,16 @@ const isLeftover = (element: Element, s: Stats): boolean => {
   if (!containerTags.has(element.tagName)) return false
   const hint = attributeHint(element)
   if (hint === "chrome" && s.text < 400) return true
-  // The article's author line is mostly a link to the author's page.
-  if (hint === "byline" && s.text <= maxByline) return false
+  // The article's author line is mostly a link to the author's page; an author box (a bio, a follow button) is not
+  // article text even when laxer chrome rules kept it.
+  if (hint === "byline") return s.text <= maxAuthorBox && (s.text > maxByline || holdsParagraph(element))
   const density = linkDensity(s)
   if (density > maxLinkDensity && s.text < 1000) return true
   return false
 }
+
+/** An author box is a short bio: a block named like a byline and longer holds the article. */
+const maxAuthorBox = 1000
 
 /** A note to the reader ("Support us", "© 2022 … copyrighted property") is at most a short paragraph. */
 const maxNotice = 400

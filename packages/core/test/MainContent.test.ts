@@ -160,6 +160,12 @@ const cases: ReadonlyArray<Case> = [
     drop: ["Jana Weber ist Redakteurin", "backt sie Brot", "Max Mustermann fotografiert", "Impressum"]
   },
   {
+    // Comment sections named in the page's language (`kommentare`, `commentaires`) go like `comments`.
+    name: "comments-named",
+    keep: ["Hechte im Winter", "führt den Köder langsam", "Wichtig ist ein Stahlvorfach", "erholt sich nach"],
+    drop: ["Kommentare (2)", "Bei uns am See", "die Fische brauchen ihre Ruhe", "Très bon article"]
+  },
+  {
     name: "almost-empty",
     keep: ["Coming soon"],
     drop: [],

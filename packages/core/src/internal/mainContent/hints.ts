@@ -9,6 +9,8 @@ import type { Element } from "hast"
 const strongChrome = new Set([
   "nav", "navbar", "navi", "navigation", "menu", "menubar", "submenu", "megamenu", "breadcrumb", "breadcrumbs",
   "crumbs", "footer", "sidebar", "comment", "comments", "commentlist", "respond", "disqus",
+  // Comment sections named in the page's language (plural only: a German "Kommentar" is an opinion piece).
+  "kommentare", "commentaires", "comentarios", "commenti", "komentarze", "reacties", "kommentarer",
   "cookie", "cookies", "consent", "gdpr", "cmp", "related", "relatedposts", "recommended", "recommendations",
   "share", "sharing", "shares", "sharebar", "sharedaddy", "social", "socials", "sns", "newsletter", "subscribe",
   "subscription", "signup", "popup", "modal", "overlay", "ad", "ads", "adv", "advert", "adverts", "advertisement",

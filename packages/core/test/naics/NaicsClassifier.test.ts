@@ -131,6 +131,53 @@ describe("NaicsClassifier", () => {
     expect(silver[0]!.code).toBe("212220")
   })
 
+  it("keeps a vehicle dealer that sells pre-owned units beside new ones a dealer, not a used-goods shop", () => {
+    const marina = top(company("Lakeshore Marine Sales", "New and pre-owned bowriders, pontoons and fishing boats, financing, trade-ins and outboard service.",
+      ["2025 21' bowrider — $54,900", "Pre-owned 20' pontoon, 2019 — $22,500", "Winter storage and shrink wrap."]))
+    expect(marina[0]!.code).toBe("441222")
+    const rv = top(company("Summit RV Center", "New and pre-owned motorhomes, travel trailers and fifth wheels, with financing and an RV service bay.",
+      ["2025 Class C motorhome — $118,900", "Pre-owned 28' travel trailer — $24,500", "Trade in your camper; financing on approved credit."]))
+    expect(rv[0]!.code).toBe("441210")
+    expect(rv.slice(0, 1).map((r) => r.code)).not.toContain("459510")
+    const bikes = top(company("Crossroads Powersports", "New and pre-owned motorcycles, ATVs and side-by-sides from four brands. Financing available.",
+      ["Adventure motorcycle, 2025 — $14,299", "Pre-owned UTV, 2022 — $11,900", "Parts counter and certified service department."]))
+    expect(bikes[0]!.code).toBe("441227")
+  })
+
+  it("reads a managing office in other words (its teams run the restaurants, hire their managers), and hospitality is no hospital", () => {
+    const office = top(company("Copperleaf Hospitality Group Corporate Office", "The corporate office behind Copperleaf's 40 family restaurants.",
+      ["Our teams run the 40 restaurants: we hire general managers, set menu prices and plan every remodel.",
+        "The corporate office has no dining rooms; guests eat at the restaurants themselves."]))
+    expect(office[0]!.code).toBe("551114")
+    expect(office.slice(0, 5).map((r) => r.code.slice(0, 3))).not.toContain("622")
+  })
+
+  it("reads a freight broker that owns no trucks as arranging freight, while a carrier with its own trucks stays a carrier", () => {
+    const broker = top(company("Bluestem Freight | Truckload, LTL and Flatbed", "Truckload, LTL and flatbed capacity on every lane, from our network of 15,000 vetted carriers.",
+      ["Get a truckload or LTL rate in minutes and track every load.", "Bluestem owns no trucks: we arrange freight for shippers and pay our carriers in 48 hours.",
+        "For carriers: quick pay, steady lanes."]))
+    expect(broker[0]!.code).toBe("488510")
+    const carrier = top(company("Pruett Transport", "Truckload carrier with 240 company tractors and 53-foot dry vans, long haul across the lower 48.",
+      ["Our drivers run our own equipment: late-model tractors with home time every weekend.", "Request a truckload quote."]))
+    expect(carrier[0]!.code).toBe("484121")
+  })
+
+  it("reads vehicles hired with their drivers as transport, not the rental of a vehicle", () => {
+    const ranked = top(company("Redline Coach Lines", "Coach and minibus hire with professional drivers for school trips, teams and wedding parties.",
+      ["Our 35 coaches seat 25 to 57 passengers.", "Get a charter quote for your group."]))
+    expect(ranked[0]!.code).toBe("485510")
+    expect(ranked[0]!.code.slice(0, 4)).not.toBe("5321")
+  })
+
+  it("knows the words of debt collection and of outsourced customer support", () => {
+    const collector = top(company("Harborview Recovery Services", "Past-due medical and utility accounts recovered on contingency by FDCPA-trained collectors.",
+      ["No recovery, no fee.", "Consumers: pay your balance online."]))
+    expect(collector[0]!.code).toBe("561440")
+    const contact = top(company("Tallgrass CX", "Outsourced customer support by phone, chat and email for retailers and utilities, 24/7.",
+      ["900 agents in two centers answer as your brand.", "Inbound customer support and order taking."]))
+    expect(contact[0]!.code).toBe("561422")
+  })
+
   it("uses schema.org business types and ranks all codes with honest confidence", () => {
     const clinic = top(company("Elm Street Smiles", "Cleanings, fillings and crowns for the whole family.", ["Book online."], "Dentist"))
     expect(clinic[0]!.code).toBe("621210")

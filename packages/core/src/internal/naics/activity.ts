@@ -37,6 +37,10 @@ export interface Model {
   readonly dining: number
   /** Manages a chain or region for its group: head office, support centre, regional headquarters, with managing verbs. */
   readonly managing: number
+  /** Arranges transport that others carry: a broker with a carrier network that owns no trucks. */
+  readonly arranging: number
+  /** Vehicles come with their drivers: a charter or a chauffeur, not a rental. */
+  readonly withDriver: number
 }
 
 /** How many distinct cues of the list the text shows. */
@@ -91,11 +95,20 @@ const resellCues = [
 ]
 const diningCues = [/\bmenus?\b/, /\breserv(?:e|ations?) a table\b|\bbook a table\b|\breservations?\b/, /\bdine[- ]in\b|\btake-?out\b|\bcarry-?out\b|\bdining room\b/, /\b(?:brunch|lunch|dinner)\b/]
 const managingCues = [
-  /\bhead office\b|\bsupport cent(?:re|er)\b|\bregional (?:office|headquarters)\b|\bcorporate headquarters\b/,
-  /\b(?:we|it) (?:manage|manages|oversee|oversees|run|runs) (?:the|our|its) (?:chain|stores|region|plants|subsidiaries|operating companies|branches)\b/,
-  /\bappoints? (?:and oversees? )?(?:the |store |local )?(?:management|managers|boards?)\b|\bsets? (?:budgets|prices)\b/,
-  /\bno \w+ (?:are|is) (?:sold|made|produced)\b|\bhas no operations of its own\b/
+  /\bhead office\b|\bsupport cent(?:re|er)\b|\bregional (?:office|headquarters)\b|\bcorporate (?:headquarters|office)\b/,
+  // The units it manages, in any wording: "we run our stores", "our teams manage the company's 31 hotels".
+  /\b(?:we|it|our teams?|teams) (?:manage|manages|oversee|oversees|run|runs|operate|operates) (?:the |our |its |all |every )?(?:company's |group's |chain's )?(?:\d+ )?(?:chain|stores|region|plants|subsidiaries|operating companies|branches|hotels|restaurants|locations|properties|clinics|dealerships)\b/,
+  /\b(?:appoints?|hires?|hiring) (?:and oversees? )?(?:the |store |local |general |hotel |restaurant )*(?:management|managers|boards?)\b|\bsets? (?:room |menu )?(?:budgets|prices|rates)\b/,
+  /\bno \w+ (?:are|is) (?:sold|made|produced)\b|\bhas no operations of its own\b|\bhas no (?:guest rooms|stores|shops|restaurants|dining rooms|plants|factories)\b/
 ]
+const arrangingCues = [
+  /\b(?:freight|property|truck|logistics|load|transportation) brok(?:er|ers|erage)\b/,
+  /\bown no (?:trucks|ships|vessels|aircraft|planes|trailers)\b|\bnon-asset\b|\basset[- ]light\b/,
+  /\bcarrier (?:network|partners)\b|\b(?:vetted|independent|contracted|partner) carriers\b/,
+  /\bquick ?pay\b|\bfor carriers\b|\bhaul our freight\b/,
+  /\barrang(?:e|es|ing) (?:freight|shipments|transportation|transport)\b/
+]
+const withDriverCues = [/\bwith (?:a |our |their )?(?:professional |experienced |licensed |uniformed )?(?:drivers?|chauffeurs?)\b/, /\bchauffeur(?:s|ed)\b/]
 
 const bankCues = [/\bbancorp\b|\bbancshares\b|\bbancorporation\b/, /\b(?:bank|financial) holding company\b/, /\bparent (?:company )?of [\w\s]{0,30}\bbank\b/, /\bbank subsidiar(?:y|ies)\b/]
 
@@ -129,7 +142,9 @@ export const modelOf = (evidence: CompanyEvidence): Model => {
     grows: count(text, growingCues),
     resell: count(text, resellCues),
     dining: count(text, diningCues),
-    managing: count(text, managingCues)
+    managing: count(text, managingCues),
+    arranging: count(text, arrangingCues),
+    withDriver: count(text, withDriverCues)
   }
 }
 
@@ -179,6 +194,8 @@ const families: ReadonlyArray<Family> = [
   family("459420", "323111", "424120", "greeting card|birthday card|card|gift box|art print|map print|souvenir|postcard"),
   family("449210", "334111", "423620", "laptop|phone|tv|television|headphone|speaker|appliance|refrigerator|washer"),
   family("441222", "336612", "423910", "boat|pontoon|bowrider|bass boat|jet ski|outboard"),
+  family("441210", "336214", "423110", "rv|motorhome|travel trailer|fifth wheel|toy hauler|camper van"),
+  family("441227", "336991", "423110", "motorcycle|dirt bike|atv|utv|side-by-side"),
   family("449210", "334610", "423990", "vinyl|lp|record|cd|dvd|turntable|blu-ray"),
   family("459130", "313210", "424310", "yarn|fabric|quilting|sewing pattern|knitting needle"),
   family("459140", "339992", "423990", "guitar|piano|drum|amp|ukulele|violin|sheet music"),
@@ -264,6 +281,13 @@ export const adjustments = (evidence: CompanyEvidence): Adjustments => {
     // A bancorp or bancshares that names its bank as its subsidiary needs fewer group cues: the bank says what it holds.
     add(bonus, "551111", 3 * (m.holding + m.bank))
   }
+  // A broker that owns no trucks arranges the freight: the arranging is its activity, not the carriers' hauling.
+  if (m.arranging >= 2) {
+    add(bonus, "488510", 2 * m.arranging)
+    factor.push(["484", 0.6], ["483", 0.6], ["4811", 0.6])
+  }
+  // Vehicles hired with their drivers are transport (a charter, a chauffeur), not the rental of a vehicle.
+  if (m.withDriver >= 1) factor.push(["5321", 0.5])
   // A shop: cart, shipping and "shop now" cues, or priced goods with at least one of them (a priced menu is not a shop).
   const shop = m.commerce >= 2 || (m.pricedItems >= 2 && m.commerce >= 1)
   const makes = m.making >= 2
@@ -278,8 +302,10 @@ export const adjustments = (evidence: CompanyEvidence): Adjustments => {
   // A distributor sells to businesses what others make: the merchant wholesalers' codes over the makers' and users'.
   if (m.wholesale >= 3 && !shop && !makes) factor.push(["42", 1.5], ["31", 0.8], ["32", 0.8], ["33", 0.8])
   const { all: strengths, priced } = familyStrengths(evidence)
-  // Used goods in a shop, whatever they are (antiques, vintage, consignment): the used-merchandise retailer.
-  if (shop && m.used >= 1 && ![...strengths.keys()].some((f) => f.retail === "441110")) add(bonus, "459510", 2 * m.used)
+  // Used goods in a shop, whatever they are (antiques, vintage, consignment): the used-merchandise retailer. A dealer of
+  // vehicles (cars, boats, RVs, motorcycles) that sells pre-owned ones beside new ones stays a dealer.
+  const dealer = [...strengths.keys()].some((f) => f.retail.startsWith("441"))
+  if (shop && m.used >= 1 && !dealer) add(bonus, "459510", 2 * m.used)
   for (const [f, strength] of strengths) {
     const s = Math.min(strength, 12)
     if (makes && f.maker !== undefined) {
@@ -287,7 +313,7 @@ export const adjustments = (evidence: CompanyEvidence): Adjustments => {
       add(bonus, f.maker, 0.8 * s)
       add(bonus, f.retail, (shop ? 0.5 : 0.3) * s)
     } else if (shop) {
-      const retail = m.used >= 1 && f.retail !== "441110" ? "459510" : f.retail === "441110" && m.used >= 1 ? "441120" : f.retail
+      const retail = m.used < 1 || (dealer && f.retail !== "441110") ? f.retail : f.retail === "441110" ? "441120" : "459510"
       add(bonus, retail, 0.8 * s)
     } else if (m.wholesale >= 2 && f.wholesale !== undefined) {
       add(bonus, f.wholesale, 0.5 * s)

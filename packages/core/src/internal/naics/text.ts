@@ -7,10 +7,13 @@ const stop = new Set(
     "us more new can will one day") .split(" ")
 )
 
+/** Words whose stem would join an unrelated industry's ("hospitality" is no "hospital"): kept whole. */
+const unstemmed = new Set(["hospitality"])
+
 /** Words of a text, stemmed, stop words kept (phrases need them in place). */
 export const words = (text: string): Array<string> =>
   (text.toLowerCase().normalize("NFKD").replace(/[\u0300-\u036f]/g, "").match(/[a-z0-9]+(?:[&'][a-z0-9]+)*/g) ?? [])
-    .map((w) => stem(w.replace(/'s?$/, "")))
+    .map((w) => (unstemmed.has(w) ? w : stem(w.replace(/'s?$/, ""))))
 
 /** True for words that carry no topic. */
 export const isStop = (word: string): boolean => stop.has(word) || word.length < 2

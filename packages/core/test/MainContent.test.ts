@@ -166,6 +166,14 @@ const cases: ReadonlyArray<Case> = [
     drop: ["Kommentare (2)", "Bei uns am See", "die Fische brauchen ihre Ruhe", "Très bon article"]
   },
   {
+    // A block holding only a date or a time (the post's dateline) goes; a date inside a sentence and a version
+    // number heading stay.
+    name: "dateline",
+    keep: ["Neue Öffnungszeiten im Bürgeramt", "auch am Samstagvormittag", "Am 31.12.2023 entscheidet der Rat",
+      "Version 2.10", "für alle Standorte"],
+    drop: ["Donnerstag, 2. März 2023", "14:35 Uhr", "Aktualisiert: 03.03.2023", "Impressum"]
+  },
+  {
     name: "almost-empty",
     keep: ["Coming soon"],
     drop: [],

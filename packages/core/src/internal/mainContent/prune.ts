@@ -28,6 +28,27 @@ const isLeftover = (element: Element, s: Stats): boolean => {
 /** An author box is a short bio: a block named like a byline and longer holds the article. */
 const maxAuthorBox = 1000
 
+/** A dateline is a date and a time at most, with a weekday or a word ("Updated") before it. */
+const maxDateline = 40
+const dateOf = "(?:" + [
+  "\\d{1,2}[./-] ?\\d{1,2}[./-] ?\\d{2,4}", "\\d{4}-\\d{2}-\\d{2}",
+  // 31. Mai 2012, 16 marca 2021, 3 de mayo de 2022; May 3rd, 2022
+  "\\d{1,2}\\.? (?:de )?\\p{L}{3,12}\\.?,? (?:de )?\\d{4}", "\\p{L}{3,12}\\.? \\d{1,2}(?:st|nd|rd|th)?,? \\d{4}"
+].join("|") + ")"
+const timeOf = "\\d{1,2}[:.]\\d{2}(?: ?(?:uhr|h|am|pm|a\\.m\\.|p\\.m\\.))?"
+/** A time alone needs a colon or a unit ("Version 2.10" is no time). */
+const timeAlone = "(?:\\d{1,2}:\\d{2}|\\d{1,2}\\.\\d{2} ?(?:uhr|h))(?: ?(?:uhr|h|am|pm|a\\.m\\.|p\\.m\\.))?"
+/**
+ * A block holding only a date or time (a post's dateline: "Donnerstag, 31. Mai 2012", "12.12.2022, 08:30 Uhr",
+ * "3:59 PM"): page furniture, not article text.
+ */
+const dateline = new RegExp(
+  `^(?:\\p{L}{2,13}[,.:]? )?(?:${dateOf}(?:[ ,|–-]+(?:um |à |a las |alle |o )?${timeOf})?|${timeAlone})$`,
+  "iu"
+)
+
+const isDateline = (element: Element): boolean => dateline.test(textOf(element).replace(/\s+/gu, " ").trim())
+
 /** A note to the reader ("Support us", "© 2022 … copyrighted property") is at most a short paragraph. */
 const maxNotice = 400
 
@@ -133,6 +154,7 @@ export const pruneContent = (roots: ReadonlyArray<Element>, stats: Map<Element, 
             }
             if (furniture.test(label) || relatedLabel.test(label) || furnitureOpening.test(label)) continue
           }
+          if (s.text <= maxDateline && !inlineTags.has(child.tagName) && isDateline(child)) continue
           if (s.text <= maxNotice && labelTags.has(child.tagName) && noticeOf(child)) continue
           if (isLedTeaser(child, s)) continue
         }

@@ -231,6 +231,8 @@ export const trimRelated = (roots: ReadonlyArray<Element>, stats: Map<Element, S
     for (let i = blocks.length - 1; i > lastProse; i--) {
       const block = blocks[i]!
       if (drop.has(block)) continue
+      // Blocks left without text (an embedded map or video, a form whose fields went) are looked through.
+      if (textOf(block).trim() === "") continue
       const s = stats.get(block)
       if (s === undefined || !isDanglingLabel(block, s)) break
       drop.add(block)
@@ -241,7 +243,10 @@ export const trimRelated = (roots: ReadonlyArray<Element>, stats: Map<Element, S
 
 /** A short unlinked line ending in a colon (a heading or a bold line): a label of what follows it. */
 const isDanglingLabel = (element: Element, s: Stats): boolean =>
-  s.text > 0 && s.text <= 80 && s.link === 0 && /[:：]\s*$/u.test(textOf(element))
+  s.text > 0 && s.text <= 80 && s.link === 0 &&
+  (/[:：]\s*$/u.test(textOf(element)) || (headingTags.has(element.tagName) && /[?？]\s*$/u.test(textOf(element))))
+
+const headingTags = new Set(["h2", "h3", "h4", "h5", "h6"])
 
 /** Where a picture credit starts inside a caption: "© …", "Foto: …", "(Photo: …)", a stock agency's name. */
 const creditStart =

@@ -181,6 +181,19 @@ const cases: ReadonlyArray<Case> = [
     drop: ["Lust auf eine geführte Tour", "Die Karte zum Abspeichern", "Impressum"]
   },
   {
+    // Related labels naming the site, the place or the topic after them ("Más noticias de Honduras", "Mehr zum
+    // Thema auf Reiseblatt.de", "Weitere Reisetipps in Südtirol") go with the links they announce, in any case.
+    name: "related-named-es",
+    keep: ["Reabren el mercado central", "Más de doscientos puestos", "Los comerciantes", "de seis de la mañana"],
+    drop: ["LE PUEDE INTERESAR", "nuevo tren de cercanías", "Más noticias de Honduras", "Suben los precios",
+      "Lluvias intensas"]
+  },
+  {
+    name: "related-named-de",
+    keep: ["Mit dem Wohnmobil durch Südtirol", "frischen Eiern zum Frühstück", "Törggelen in den Buschenschänken"],
+    drop: ["Weitere Reisetipps", "Meran im Frühling", "Mehr zum Thema", "Camping in den Alpen", "Die schönsten Stellplätze"]
+  },
+  {
     name: "almost-empty",
     keep: ["Coming soon"],
     drop: [],

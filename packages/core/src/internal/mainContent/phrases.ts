@@ -9,10 +9,13 @@ const relatedLabels = [
   "(?:read|see) (?:also|more|next)", "also read", "more (?:from|on|about|stories|news|articles)", "recommended",
   "popular (?:posts|articles)", "most (?:read|popular)", "further reading",
   "ähnliche (?:beiträge|artikel|themen|rezepte)", "(?:das )?(?:könnte|dürfte) (?:sie|dich) auch interessieren",
-  "auch interessant", "lesen sie (?:auch|mehr|hier)", "mehr (?:zum thema|dazu|aus|zu)", "weitere (?:artikel|beiträge|themen|nachrichten|meldungen)",
+  "auch interessant", "lesen sie (?:auch|mehr|hier)", "mehr (?:zum thema|dazu|aus|zu)", "siehe auch",
+  // German compounds: Weitere Reisetipps, Weitere Lesetipps, Weitere Kurznachrichten
+  "weitere \\p{L}*(?:artikel|beiträge|themen|nachrichten|meldungen|tipps|news)",
   "das (?:thema )?könnte (?:sie|dich) auch interessieren", "empfehlungen", "verwandte (?:artikel|beiträge)",
   "(?:à )?lire aussi", "sur le même (?:sujet|thème)", "voir aussi", "articles? (?:similaires|liés)",
-  "(?:noticias|artículos) relacionad[oa]s", "te puede interesar", "lea también", "también te puede interesar",
+  "(?:noticias|artículos) relacionad[oa]s", "(?:también )?(?:te|le) (?:puede|podría) interesar", "lea también",
+  "más noticias", "le recomendamos",
   "leggi anche", "articoli correlati", "potrebbe interessarti", "czytaj (?:też|także|również)",
   "zobacz (?:też|także|również)", "polecamy", "podobne artykuły", "läs (?:också|mer)", "lees ook", "gerelateerd",
   "(?:auch|jetzt) lesen", "schon gelesen", "neueste (?:artikel|beiträge|nachrichten)", "top themen(?: der redaktion)?",
@@ -23,8 +26,15 @@ const relatedLabels = [
 /** Short teaser leads that only mean "read" or "see" (`Lea: <a>…</a>`, `MIRA: <a>…</a>`), used with a link only. */
 const teaserLeads = ["lea", "mira", "lee", "leia", "veja", "lesen sie", "read", "see", "watch", "voir", "lire"]
 
-/** Labels opening a related-content or further-reading section: the label and the links it announces go. */
-export const relatedLabel = new RegExp("^(?:" + relatedLabels.join("|") + ")\\s*[:.!?…]*$", "iu")
+/**
+ * Labels opening a related-content or further-reading section: the label and the links it announces go. The label may
+ * name the site, the place or the topic after a preposition ("Mehr zum Thema auf UEPO.de", "Más noticias de Colombia").
+ */
+export const relatedLabel = new RegExp(
+  "^(?:" + relatedLabels.join("|") + ")" +
+    "(?: (?:auf|bei|aus|im|in|zum|on|at|from|de|en|sur|su|di|del|w|z) [^ ]+(?: [^ ]+){0,3})?\\s*[:.!?…]*$",
+  "iu"
+)
 
 /** A label leading a block's text (`Leggi anche: <a>…</a>`): the block is a teaser when the rest is its link. */
 export const relatedLead = new RegExp("^(?:" + [...relatedLabels, ...teaserLeads].join("|") + ")\\s*[:»>|]+\\s*", "iu")

@@ -194,6 +194,12 @@ const cases: ReadonlyArray<Case> = [
     drop: ["Weitere Reisetipps", "Meran im Frühling", "Mehr zum Thema", "Camping in den Alpen", "Die schönsten Stellplätze"]
   },
   {
+    // The choices of a paywall box and the publisher's disclaimer of contributed content go.
+    name: "paywall-disclaimer",
+    keep: ["Gute Löhne allein reichen nicht", "wie Arbeitgeber in Zeiten knapper Bewerbungen", "ein paar Franken mehr Lohn"],
+    drop: ["Ja. Ich bin Abonnent", "Ja. Ich benötige ein Abo", "keine Verantwortung für den Inhalt", "Impressum"]
+  },
+  {
     name: "almost-empty",
     keep: ["Coming soon"],
     drop: [],

@@ -96,7 +96,8 @@ export const furnitureOpening = new RegExp(
 /**
  * Openings of the publisher's notes to the reader inside an article's column (up to a short paragraph): appeals to
  * support, join or follow the publication, feedback prompts, copyright or opinion disclaimers, prompts to act outside
- * the article (newsletter, app, e-paper, log in, write in), affiliate-link disclosures and consent placeholders.
+ * the article (newsletter, app, e-paper, log in, write in), affiliate-link disclosures, consent placeholders and the
+ * choices of a paywall box.
  */
 export const readerNotice = new RegExp(
   "^\\(?(?:" +
@@ -136,7 +137,12 @@ export const readerNotice = new RegExp(
       "puedes? escribirnos", "escríbenos a", "recibe (?:las|nuestras|todas las) (?:últimas )?noticias",
       "descarga (?:nuestra|la) app", "debes (?:iniciar sesión|estar registrado)", "respetamos tu privacidad",
       "scarica (?:la nostra |l'|l’)app", "devi essere (?:registrato|loggato|connesso)", "scrivici a",
-      "pobierz (?:naszą )?aplikację", "musisz być zalogowany", "napisz do nas"
+      "pobierz (?:naszą )?aplikację", "musisz być zalogowany", "napisz do nas",
+      // The choices of a paywall box.
+      "(?:ja\\. )?ich (?:bin|habe) (?:bereits |schon )?(?:abonnent|ein abo)", "(?:ja\\. )?ich (?:benötige|brauche|möchte) ein abo",
+      "(?:sie sind|du bist) (?:bereits |schon )?abonnent", "haben sie (?:noch )?kein(?:en)? (?:konto|abo|zugang)",
+      "already (?:a subscriber|have an account|subscribed)", "déjà abonné", "ya (?:eres|es) suscriptor",
+      "sei già abbonato", "masz już (?:konto|subskrypcję)"
     ].join("|") +
     ")",
   "iu"

@@ -58,9 +58,18 @@ const noticeOf = (element: Element): boolean => {
   return readerNotice.test(text) || furnitureOpening.test(text) || reserved.test(text)
 }
 
-/** "All rights reserved", "copyrighted property" anywhere in a short block: a copyright line. */
-const reserved =
-  /(?:all rights reserved|copyrighted (?:property|material)|alle rechte vorbehalten|urheberrechtlich geschützt|tous droits réservés|todos los derechos reservados|tutti i diritti riservati|prawa zastrzeżone|chroniony prawem autorskim)/iu
+/**
+ * "All rights reserved", "copyrighted property" anywhere in a short block: a copyright line; "is not responsible for
+ * the opinions": the publisher's disclaimer of contributed content.
+ */
+const reserved = new RegExp(
+  "(?:all rights reserved|copyrighted (?:property|material)|alle rechte vorbehalten|urheberrechtlich geschützt|" +
+    "tous droits réservés|todos los derechos reservados|tutti i diritti riservati|prawa zastrzeżone|" +
+    "chroniony prawem autorskim|not responsible for (?:the )?(?:opinions|content|views|statements)|" +
+    "keine (?:haftung|verantwortung) für (?:den |die )?(?:inhalte?|meinung)|" +
+    "no se hacen? responsables? de (?:las |los )?(?:opiniones|contenidos)|n'est pas responsable des (?:opinions|propos))",
+  "iu"
+)
 
 /** Class words of picture captions and credits. */
 const captionWords = /(?:^|[-_\s])(?:caption|credits?|copyright|image|img|photo|picture|figure|media|attachment)(?:$|[-_\s])/iu

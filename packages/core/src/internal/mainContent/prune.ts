@@ -133,10 +133,11 @@ const isLedTeaser = (element: Element, s: Stats): boolean => {
 
 /** Removes leftover chrome under each root in place (the roots themselves are kept). */
 export const pruneContent = (roots: ReadonlyArray<Element>, stats: Map<Element, Stats>): void => {
-  const visit = (element: Element): void => {
+  const visit = (element: Element, inLink: boolean): void => {
     const kept: Array<ElementContent> = []
     // After a "Related articles" label: the links and teasers it announces go, up to the next prose.
     let announced = false
+    const flow = stats.get(element)?.inline ?? 0
     for (const child of element.children) {
       if (child.type === "element") {
         const s = stats.get(child)
@@ -145,7 +146,10 @@ export const pruneContent = (roots: ReadonlyArray<Element>, stats: Map<Element, 
             if (isTeaser(child, s)) continue
             announced = false
           }
-          if (isLeftover(child, s)) continue
+          // A span inside a link or a sentence (`<a><span>word</span></a>`, `frischen <span><a>Luft</a></span>`) is
+          // that text's markup, not a block of links.
+          const inSentence = child.tagName === "span" && (inLink || flow > s.text)
+          if (!inSentence && isLeftover(child, s)) continue
           if (isCaption(child, s) && (child.tagName === "figcaption" || !holdsFigcaption(child))) {
             // A figure's caption is article text; a picture credit ("Foto: dpa") is not.
             const caption = textOf(child).replace(/\s+/gu, " ").trim()
@@ -167,7 +171,7 @@ export const pruneContent = (roots: ReadonlyArray<Element>, stats: Map<Element, 
           if (s.text <= maxNotice && labelTags.has(child.tagName) && noticeOf(child)) continue
           if (isLedTeaser(child, s)) continue
         }
-        visit(child)
+        visit(child, inLink || child.tagName === "a")
       } else if (announced && child.type === "text" && child.value.trim() !== "") {
         continue
       }
@@ -175,7 +179,7 @@ export const pruneContent = (roots: ReadonlyArray<Element>, stats: Map<Element, 
     }
     element.children = kept
   }
-  for (const root of roots) visit(root)
+  for (const root of roots) visit(root, false)
 }
 
 /** The name of a block's kind: its tag and classes (teasers of a list share one). */

@@ -206,6 +206,13 @@ const cases: ReadonlyArray<Case> = [
     drop: ["Drucken", "Merken", "Weitersagen", "Impressum"]
   },
   {
+    // A table with header cells is data even when its items are links; a table of links without one is navigation.
+    name: "data-table",
+    keep: ["Penny is a villager", "A rare gem", "Sweet treat", "Made from honey"],
+    drop: ["Demetrius", "Caroline", "About the wiki"],
+    check: (tree) => expect(elements(tree, "table")).toHaveLength(1)
+  },
+  {
     name: "almost-empty",
     keep: ["Coming soon"],
     drop: [],

@@ -178,6 +178,49 @@ describe("NaicsClassifier", () => {
     expect(contact[0]!.code).toBe("561422")
   })
 
+  it("reads a store that prices feed and fence posts as a farm store, not a ranch", () => {
+    const ranked = top(company("Cedar Creek Farm Supply", "Feed, fence posts, stock tanks and fly spray for farms, ranches and backyard flocks.",
+      ["Horse feed, 50 lb — $21.99", "Steel T-post, 7 ft — $6.29", "Chick starter, 25 lb — $13.49", "Open Monday to Saturday."]))
+    expect(ranked[0]!.code).toBe("444240")
+    expect(ranked[0]!.code.slice(0, 2)).not.toBe("11")
+  })
+
+  it("reads a supplier selling on account to businesses as a wholesaler, goods with no shop of their own included", () => {
+    const stationer = top(company("Metro Business Supply", "Toner, copy paper and breakroom supplies delivered next day to offices and schools.",
+      ["Business accounts only: invoiced monthly at contract pricing.", "We have no retail store; orders ship from our warehouse."]))
+    expect(stationer[0]!.code).toBe("424120")
+    const parts = top(company("Midstate Bearing Supply", "Bearings, gearboxes, sprockets and V-belts for plant maintenance, in stock at 6 branches.",
+      ["Stocked from 250 manufacturers.", "Open an account for next-day delivery."]))
+    expect(parts[0]!.code).toBe("423840")
+  })
+
+  it("reads a bakery that bakes for grocers and foodservice as a wholesale bakery, and one with a wholesale page as a retail bakery", () => {
+    const plant = top(company("Hearthstone Baking Co.", "Sandwich bread, rolls and bagels for foodservice and grocery chains.",
+      ["Our production lines bake 60,000 loaves overnight and our route drivers stock the shelves at 400 stores.", "We sell to grocers and distributors."]))
+    expect(plant[0]!.code).toBe("311812")
+    const shop = top(company("Little Oven Bakery", "Sourdough, croissants and birthday cakes baked on site every morning.",
+      ["Our bakers start at 4 am.", "Wholesale: we also bake bread for a few cafés."]))
+    expect(shop[0]!.code).toBe("311811")
+  })
+
+  it("reads a winery selling its own bottles online as a winery, not a wine shop", () => {
+    const ranked = top(company("Foxglove Hill", "Pinot noir and chardonnay from our hillside, picked, crushed and bottled by our family.",
+      ["2022 Pinot Noir — $38", "2023 Chardonnay — $29", "Add to cart. Free shipping on six bottles. Shop now or join the wine club."]))
+    expect(ranked[0]!.code).toBe("312130")
+    expect(ranked.slice(0, 5).map((r) => r.code)).toContain("445320")
+  })
+
+  it("knows cargo airlines, bike couriers, document shredding and travel advisors", () => {
+    expect(top(company("Meridian Air Freight", "Cargo flights on a weekly timetable with our fleet of freighters.", ["Book cargo between Anchorage and Asia."]))[0]!.code)
+      .toBe("481112")
+    expect(top(company("Pedal Post", "Bike couriers carrying letters and parcels across town in under two hours.", ["Rush delivery for law firms."]))[0]!.code)
+      .toBe("492210")
+    expect(top(company("Shred Point", "Secure document shredding at your office, with a certificate of destruction.", ["Locked bins emptied monthly."]))[0]!.code)
+      .toBe("561990")
+    expect(top(company("Blue Horizon Journeys", "Travel advisors who plan honeymoons and book cruises and resort stays.", ["We are paid by the cruise lines and resorts."]))[0]!.code)
+      .toBe("561510")
+  })
+
   it("uses schema.org business types and ranks all codes with honest confidence", () => {
     const clinic = top(company("Elm Street Smiles", "Cleanings, fillings and crowns for the whole family.", ["Book online."], "Dentist"))
     expect(clinic[0]!.code).toBe("621210")

@@ -55,8 +55,11 @@ const makingCues = [
   /\b(?:we|our \w+) (?:make|makes|made|craft|brew|distill|roast|forge|bake|pour|throw|build|mix|sew|knit|weave|mill|mash|ferment|culture|wedge|melt|print|churn|cut and sew|set type|press|presses)\b/,
   /\bhand[- ]?(?:made|poured|forged|thrown|crafted|built|tied|dyed|sewn)\b/, /\bmade (?:by hand|in our|here|on site|from scratch|to order)\b/,
   /\bsmall[- ]batch(?:es)?\b/, /\bfrom scratch\b/, /\bbuilt by hand\b/, /\bgrain to glass\b/, /\bbean to bar\b/,
-  /\bour (?:workshop|studio|factory|plant|mill|forge|roastery|creamery|distillery|brewhouse|smiths|cheesemakers|bakers|woodworkers|kitchen|caves|still)\b/,
-  /\b(?:forged|roasted|brewed|distilled|baked|poured|thrown|aged|cured|milled|sewn|printed|churned|designed and sewn) (?:by|in|on|every|this|from)\b/, /\bour (?:presses|press|loft|lab|shop floor)\b/,
+  /\bour (?:workshop|studio|factory|plant|mill|forge|roastery|creamery|distillery|brewhouse|smiths|cheesemakers|bakers|woodworkers|kitchen|caves|still|winery|cidery)\b/,
+  /\b(?:forged|roasted|brewed|distilled|baked|poured|thrown|aged|cured|milled|sewn|printed|churned|bottled|crushed|fermented|designed and sewn) (?:by|in|on|every|this|from|overnight|nightly)\b/, /\bour (?:presses|press|loft|lab|shop floor)\b/,
+  // Lines that produce (a plant's production, bottling or canning lines), and the steps of making named in a row.
+  /\b(?:production|high-speed|bottling|canning|packing|assembly) lines?\b/, /\b(?:lines|ovens|bakers|brewers|roasters|millers) (?:bake|brew|roast|mill|make|fill|bottle|can|pack)\b/,
+  /\b(?:grown|picked|crushed|pressed|fermented|aged|bottled|milled|baked|brewed|distilled|roasted)(?:,? (?:and )?(?:crushed|pressed|fermented|aged|bottled|milled|baked|brewed|distilled|roasted|packed|canned))+\b/,
   // A maker working alone says "my" and "I": my workshop, my bench, I make.
   /\bmy (?:\w+ )?(?:workshop|studio|bench|forge|kiln|loom|wheel)\b|\bi (?:make|forge|throw|sew|weave|carve|cast)\b/,
   /\b(?:cast|soldered|polished|carved|stitched|turned|set|finished|engraved)(?:,? (?:\w+ )?(?:and )?\w+)* by hand\b/
@@ -84,7 +87,12 @@ const holdingCues = [
 ]
 const wholesaleCues = [
   /\bwholesale(?:rs?)?\b/, /\bdistributors?\b/, /\bdistribution cent(?:er|re)s?\b/, /\b(?:trade|contractor|dealer) accounts?\b/, /\bnet[- ]30\b/,
-  /\bbranches\b/, /\bwarehouses?\b/, /\bwill[- ]call\b/, /\bopen an account\b|\bjobsite delivery\b/, /\b(?:we )?(?:stock|supply|distribute)s? [\d,]+ (?:products|items|skus)\b/, /\bto (?:retailers|grocers|contractors|hospitals|clinics|restaurants|dealers)\b/
+  /\bbranches\b/, /\bwarehouses?\b/, /\bwill[- ]call\b/,
+  // Selling on account to businesses, not over a counter to the public.
+  /\bbusiness accounts only\b|\bon account\b/, /\binvoiced monthly\b|\bcontract pricing\b|\bnet terms\b/,
+  /\bno retail (?:store|showroom|counter)\b|\btrade only\b|\bnot (?:open )?to the public\b|\bdo not sell to the public\b/,
+  /\bfrom [\d,]+ (?:manufacturers|suppliers|vendors|mills)\b/,
+  /\bfoodservice\b|\bretail partners\b|\b(?:stock|stocks|stocking) (?:the |their )?shelves\b/, /\bopen an account\b|\bjobsite delivery\b/, /\b(?:we )?(?:stock|supply|distribute)s? [\d,]+ (?:products|items|skus)\b/, /\bto (?:retailers|grocers|contractors|hospitals|clinics|restaurants|dealers)\b/
 ]
 const usedCues = [/\bpre[- ]?(?:loved|owned)\b/, /\bvintage\b/, /\bconsign(?:ment|ed)?\b/, /\bsecond[- ]?hand\b/, /\bthrift\b/, /\bused (?:cars?|vehicles?|goods|clothing|books|furniture)\b/, /\bantiques?\b/]
 
@@ -152,14 +160,17 @@ export const modelOf = (evidence: CompanyEvidence): Model => {
 interface Family {
   readonly retail: string
   readonly maker?: string
+  /** The maker's code when it makes for other businesses to sell (a wholesale bakery), if that differs. */
+  readonly bulkMaker?: string
   readonly wholesale?: string
   /** The family's words as regular-expression alternatives (no capturing groups). */
   readonly words: string
 }
 
-const family = (retail: string, maker: string | undefined, wholesale: string | undefined, words: string): Family => ({
+const family = (retail: string, maker: string | undefined, wholesale: string | undefined, words: string, bulkMaker?: string): Family => ({
   retail,
   ...(maker === undefined ? {} : { maker }),
+  ...(bulkMaker === undefined ? {} : { bulkMaker }),
   ...(wholesale === undefined ? {} : { wholesale }),
   words
 })
@@ -174,10 +185,12 @@ const families: ReadonlyArray<Family> = [
   family("458110", "315250", "424350", "tee|t-shirt|jean|denim|dress|jacket|knitwear|sweater|crewneck|hoodie|apparel|clothing|blouse|skirt|coat"),
   family("458210", "316210", "424340", "shoe|sneaker|sandal|footwear|loafer"),
   family("444140", "332216", "423710", "hand tool|power tool|fastener|screw|key cutting|hardware|drill bit"),
-  family("444240", "111421", "424930", "perennial|shrub|houseplant|plant|potting mix|potting soil|seedling|planter|pot|succulent|cactus|cacti|fern|orchid|monstera|hydrangea|fig tree|fiddle leaf fig|mulch"),
+  family("444240", "111421", "424930", "perennial|shrub|houseplant|plant(?!s? (?:and )?(?:maintenance|managers?|operations|floors?|engineers?|shutdowns?))|potting mix|potting soil|seedling|planter|pot|succulent|cactus|cacti|fern|orchid|monstera|hydrangea|fig tree|fiddle leaf fig|mulch"),
   family("441110", "336110", "423110", "new car|sedan|suv|pickup truck|new vehicle"),
   family("456110", "325412", "424210", "prescription|refill|flu shot|pharmacist|vaccine"),
-  family("445320", undefined, "424820", "wine|bourbon|whiskey|whisky|vodka|gin|tequila|spirit|craft beer|ipa|4-pack|six-pack"),
+  family("445320", "312130", "424820", "wine|pinot noir|pinot gris|chardonnay|cabernet|merlot|sauvignon blanc|riesling|syrah|zinfandel|malbec|prosecco|champagne"),
+  family("445320", "312140", "424820", "bourbon|whiskey|whisky|vodka|gin|tequila|spirit"),
+  family("445320", "312120", "424810", "craft beer|ipa|4-pack|six-pack"),
   family("456130", "339115", "423460", "frame|eyeglass|sunglass|glasses|lens|lense|contact lens|eyewear|aviator"),
   family("459120", "339930", "423920", "toy|board game|puzzle|wooden train|doll|lego|craft kit"),
   family("445110", undefined, "424410", "grocer(?:y|ie)|produce|deli|bakery|dairy|frozen food|pantry|banana|chicken thigh|meat and seafood|weekly special"),
@@ -212,7 +225,11 @@ const families: ReadonlyArray<Family> = [
   family("449121", "314110", "423220", "carpet|hardwood floor|vinyl plank|luxury vinyl|laminate floor|flooring"),
   family("449122", "337920", "423220", "blind|shade|shutter|plantation shutter|roller shade|window treatment"),
   family("445250", undefined, "424460", "fish|fillet|shellfish|lobster|scallop|clam|mussel|shrimp|prawn|seafood|salmon|haddock|halibut|crab"),
-  family("445291", "311811", "424490", "sourdough|loaf|loave|croissant|baguette|pastry|pastrie|cupcake|muffin|scone|bagel|pie|layer cake|celebration cake|custom cake")
+  family("445291", "311811", "424490", "sourdough|loaf|loave|croissant|baguette|pastry|pastrie|cupcake|muffin|scone|bagel|pie|layer cake|celebration cake|custom cake|sandwich bread", "311812"),
+  family("459410", "339940", "424120", "toner|copy paper|printer paper|office supplies|office supply|ink cartridge|breakroom supplies"),
+  family("444240", "311119", "424910", "layer pellet|layer feed|chick starter|horse feed|livestock feed|feed store|t-post|fence post|fly spray|mineral tub|fence charger|stock tank"),
+  // Industrial supplies have no shop of their own: sold to plants by distributors, whatever the channel.
+  family("423840", "333613", "423840", "bearings|ball bearing|roller bearing|gearbox|gear reducer|sprocket|v-belt|hydraulic pump|hydraulic cylinder")
 ]
 
 /** Every family's words in one pattern, one capturing group per family, so a text is scanned once. */
@@ -308,7 +325,13 @@ export const adjustments = (evidence: CompanyEvidence): Adjustments => {
   if (shop && m.used >= 1 && !dealer) add(bonus, "459510", 2 * m.used)
   for (const [f, strength] of strengths) {
     const s = Math.min(strength, 12)
-    if (makes && f.maker !== undefined) {
+    // A place to dine that pours wine or beer makes none of it by saying "our kitchen": drink makers need no menu.
+    if (makes && f.maker !== undefined && !(m.dining >= 2 && f.retail === "445320")) {
+      if (f.bulkMaker !== undefined && m.wholesale >= 2 && !shop) {
+        // Makers who sell to other businesses (grocers, restaurants) and not to visitors: the bulk maker alone.
+        add(bonus, f.bulkMaker, 0.8 * s)
+        continue
+      }
       // Makers who sell what they make: making first, the selling second.
       add(bonus, f.maker, 0.8 * s)
       add(bonus, f.retail, (shop ? 0.5 : 0.3) * s)
@@ -316,7 +339,11 @@ export const adjustments = (evidence: CompanyEvidence): Adjustments => {
       const retail = m.used < 1 || (dealer && f.retail !== "441110") ? f.retail : f.retail === "441110" ? "441120" : "459510"
       add(bonus, retail, 0.8 * s)
     } else if (m.wholesale >= 2 && f.wholesale !== undefined) {
-      add(bonus, f.wholesale, 0.5 * s)
+      // Goods with no retail trade of their own (industrial supplies) leave the distributor the only trade in them.
+      add(bonus, f.wholesale, (f.retail === f.wholesale ? 1 : 0.5) * s)
+    } else if (f.retail === f.wholesale) {
+      // Goods with no retail trade of their own (industrial parts) are a distributor's only when it says it distributes.
+      continue
     } else if (m.software < 4 && m.dining < 2 && ((priced.get(f) ?? 0) >= 2 || ((priced.get(f) ?? 0) >= 1 && m.pricedItems >= 2))) {
       // No cart, but goods of the family carry prices: what is priced is what the customer buys, at a counter.
       add(bonus, f.retail, 0.5 * s)

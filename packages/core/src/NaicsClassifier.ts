@@ -111,14 +111,39 @@ const topTwo = (scores: Float64Array): [number, number] => {
   return [top, second]
 }
 
+/** BM25's parameters, and each code's length normalisation (computed once, like the index). */
+const k1 = 1.2
+const b = 0.75
+let norms: Float64Array | undefined
+const bm25Norms = (): Float64Array => {
+  if (norms !== undefined) return norms
+  const index = profileIndex()
+  norms = Float64Array.from(index.profiles, (p) => k1 * (1 - b + (b * p.docLength) / index.averageLength))
+  return norms
+}
+
+let codes: ReadonlyMap<string, number> | undefined
+/** Code → profile index (built once). */
+const codeIndexOf = (): ReadonlyMap<string, number> =>
+  codes ??= new Map(profileIndex().profiles.map((p, i) => [p.industry.code, i]))
+
 const scoreWith = (evidence: CompanyEvidence, aboutWeight: number, activity: Adjustments): Float64Array => {
   const index = profileIndex()
   const statements = statementsOf(evidence, aboutWeight)
   const scores = new Float64Array(index.profiles.length)
   for (const [code, value] of phraseScores(statements)) scores[code]! += value
   const tf = termWeights(statements)
-  const k1 = 1.2
-  const b = 0.75
+  // A BM25 background over the descriptions, so every code gets a rank: summed term by term over the postings of the
+  // evidence's words (the codes a word never occurs in are never visited).
+  const lengthNorms = bm25Norms()
+  const bm25 = new Float64Array(index.profiles.length)
+  for (const [t, q] of tf) {
+    const list = index.postings.get(t)
+    if (list === undefined) continue
+    const idf = index.idf.get(t) ?? 0
+    const saturation = Math.min(1, Math.log1p(q.tf) / 2)
+    for (const [i, f] of list) bm25[i]! += idf * ((f * (k1 + 1)) / (f + lengthNorms[i]!)) * saturation
+  }
   index.profiles.forEach((profile, i) => {
     // Title words present in the evidence, by their strongest statement, scaled by how specific they are.
     if (profile.titleTerms.length > 0) {
@@ -126,17 +151,9 @@ const scoreWith = (evidence: CompanyEvidence, aboutWeight: number, activity: Adj
       for (const t of profile.titleTerms) covered += Math.min(3, tf.get(t)?.max ?? 0) * (index.idf.get(t) ?? 0)
       scores[i]! += (0.5 * covered) / Math.sqrt(profile.titleTerms.length)
     }
-    // A BM25 background over the descriptions, so every code gets a rank.
-    let bm25 = 0
-    const norm = k1 * (1 - b + (b * profile.docLength) / index.averageLength)
-    for (const [t, f] of profile.docTerms) {
-      const q = tf.get(t)
-      if (q === undefined) continue
-      bm25 += (index.idf.get(t) ?? 0) * ((f * (k1 + 1)) / (f + norm)) * Math.min(1, Math.log1p(q.tf) / 2)
-    }
-    scores[i]! += 0.15 * bm25
+    scores[i]! += 0.15 * bm25[i]!
   })
-  const codeIndex = new Map(index.profiles.map((p, i) => [p.industry.code, i]))
+  const codeIndex = codeIndexOf()
   // The activity sold decides between codes of one subject (maker or shop, software or its customers' trade, group).
   if (activity.factor.length > 0) {
     index.profiles.forEach((profile, i) => {

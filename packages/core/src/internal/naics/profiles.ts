@@ -23,6 +23,8 @@ export interface ProfileIndex {
   readonly phraseSpread: ReadonlyMap<string, number>
   readonly idf: ReadonlyMap<string, number>
   readonly averageLength: number
+  /** Term → [profile index, frequency in its description] pairs, so scoring visits only the codes a term occurs in. */
+  readonly postings: ReadonlyMap<string, ReadonlyArray<readonly [number, number]>>
 }
 
 /** Title words that say little about what a business does. */
@@ -54,10 +56,18 @@ export const profileIndex = (): ProfileIndex => {
     }
   })
   const df = new Map<string, number>()
-  for (const p of profiles) for (const t of p.docTerms.keys()) df.set(t, (df.get(t) ?? 0) + 1)
+  const postings = new Map<string, Array<readonly [number, number]>>()
+  profiles.forEach((p, i) => {
+    for (const [t, f] of p.docTerms) {
+      df.set(t, (df.get(t) ?? 0) + 1)
+      const list = postings.get(t) ?? []
+      list.push([i, f])
+      postings.set(t, list)
+    }
+  })
   const n = profiles.length
   const idf = new Map([...df].map(([t, f]) => [t, Math.log(1 + (n - f + 0.5) / (f + 0.5))]))
   const averageLength = profiles.reduce((s, p) => s + p.docLength, 0) / n
-  cached = { profiles, phrasesByHead, phraseSpread, idf, averageLength }
+  cached = { profiles, phrasesByHead, phraseSpread, idf, averageLength, postings }
   return cached
 }

@@ -221,6 +221,12 @@ describe("NaicsClassifier", () => {
       .toBe("561510")
   })
 
+  it("reads a maker that designs and builds in its own named factory as a maker", () => {
+    const ranked = top(company("Switchback Cycles – Steel Bikes Built in Oregon", "We design and build steel gravel bikes and e-bikes in our Portland factory, sold direct.",
+      ["Frames brazed and painted in Portland.", "Find a test ride near you."]))
+    expect(ranked[0]!.code).toBe("336991")
+  })
+
   it("uses schema.org business types and ranks all codes with honest confidence", () => {
     const clinic = top(company("Elm Street Smiles", "Cleanings, fillings and crowns for the whole family.", ["Book online."], "Dentist"))
     expect(clinic[0]!.code).toBe("621210")

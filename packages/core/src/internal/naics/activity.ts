@@ -52,10 +52,11 @@ const commerceCues = [
   /\bships?\b/, /\bbest ?sellers?\b/, /\bnew (?:arrivals|in)\b/, /\bsale\b/, /\bfinancing\b/, /\bshowrooms?\b/
 ]
 const makingCues = [
-  /\b(?:we|our \w+) (?:make|makes|made|craft|brew|distill|roast|forge|bake|pour|throw|build|mix|sew|knit|weave|mill|mash|ferment|culture|wedge|melt|print|churn|cut and sew|set type|press|presses)\b/,
+  /\b(?:we|our \w+) (?:design and |design, )?(?:make|makes|made|craft|brew|distill|roast|forge|bake|pour|throw|build|mix|sew|knit|weave|mill|mash|ferment|culture|wedge|melt|print|churn|cut and sew|set type|press|presses)\b/,
   /\bhand[- ]?(?:made|poured|forged|thrown|crafted|built|tied|dyed|sewn)\b/, /\bmade (?:by hand|in our|here|on site|from scratch|to order)\b/,
   /\bsmall[- ]batch(?:es)?\b/, /\bfrom scratch\b/, /\bbuilt by hand\b/, /\bgrain to glass\b/, /\bbean to bar\b/,
-  /\bour (?:workshop|studio|factory|plant|mill|forge|roastery|creamery|distillery|brewhouse|smiths|cheesemakers|bakers|woodworkers|kitchen|caves|still|winery|cidery)\b/,
+  // "Our workshop", and with a place or a word between: "our Colorado factory", "our own roastery".
+  /\bour (?:[a-z]+ )?(?:workshop|studio|factory|plant|mill|forge|roastery|creamery|distillery|brewhouse|smiths|cheesemakers|bakers|woodworkers|kitchen|caves|still|winery|cidery)\b/,
   /\b(?:forged|roasted|brewed|distilled|baked|poured|thrown|aged|cured|milled|sewn|printed|churned|bottled|crushed|fermented|designed and sewn) (?:by|in|on|every|this|from|overnight|nightly)\b/, /\bour (?:presses|press|loft|lab|shop floor)\b/,
   // Lines that produce (a plant's production, bottling or canning lines), and the steps of making named in a row.
   /\b(?:production|high-speed|bottling|canning|packing|assembly) lines?\b/, /\b(?:lines|ovens|bakers|brewers|roasters|millers) (?:bake|brew|roast|mill|make|fill|bottle|can|pack)\b/,

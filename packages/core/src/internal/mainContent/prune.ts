@@ -53,16 +53,11 @@ const dateline = new RegExp(
   "iu"
 )
 
-const isDateline = (element: Element): boolean => dateline.test(textOf(element).replace(/\s+/gu, " ").trim())
-
 /** A note to the reader ("Support us", "© 2022 … copyrighted property") is at most a short paragraph. */
 const maxNotice = 400
 
 /** A publisher's note to the reader: an appeal, a notice, a prompt (short furniture openings too, at paragraph length). */
-const noticeOf = (element: Element): boolean => {
-  const text = textOf(element).trimStart()
-  return readerNotice.test(text) || furnitureOpening.test(text) || reserved.test(text)
-}
+const noticeOf = (text: string): boolean => readerNotice.test(text) || furnitureOpening.test(text) || reserved.test(text)
 
 /**
  * "All rights reserved", "copyrighted property" anywhere in a short block: a copyright line; "is not responsible for
@@ -156,25 +151,33 @@ export const pruneContent = (roots: ReadonlyArray<Element>, stats: Map<Element, 
           // that text's markup, not a block of links.
           const inSentence = child.tagName === "span" && (inLink || flow > s.text)
           if (!inSentence && isLeftover(child, s)) continue
-          if (isCaption(child, s) && (child.tagName === "figcaption" || !holdsFigcaption(child))) {
+          const caption = isCaption(child, s) && (child.tagName === "figcaption" || !holdsFigcaption(child))
+          if (caption) {
             // A figure's caption is article text; a picture credit ("Foto: dpa") is not.
-            const caption = textOf(child).replace(/\s+/gu, " ").trim()
+            const words = textOf(child).replace(/\s+/gu, " ").trim()
             // Only a figure's own caption is kept: blocks named like captions are as often credits or galleries.
-            if (child.tagName !== "figcaption" || caption === "" || furniture.test(caption) || captionCredit.test(caption)) {
+            if (child.tagName !== "figcaption" || words === "" || furniture.test(words) || captionCredit.test(words)) {
               kept.push(...imagesIn(child))
               continue
             }
             cutCredit(child)
-          } else if (s.text <= 80 && labelTags.has(child.tagName)) {
-            const label = textOf(child).replace(/\s+/gu, " ").trim()
-            if (relatedLabel.test(label) && sectionLabelTags.has(child.tagName) && !continuation.test(label)) {
-              announced = true
-              continue
-            }
-            if (furniture.test(label) || relatedLabel.test(label) || furnitureOpening.test(label)) continue
           }
-          if (s.text <= maxDateline && !inlineTags.has(child.tagName) && isDateline(child)) continue
-          if (s.text <= maxNotice && labelTags.has(child.tagName) && noticeOf(child)) continue
+          const label = labelTags.has(child.tagName)
+          // The short rules read a block's text once; whitespace is collapsed only for the whole-text rules.
+          if (s.text <= maxNotice && (label || (s.text <= maxDateline && !inlineTags.has(child.tagName)))) {
+            const raw = textOf(child)
+            const text = s.text <= 80 ? raw.replace(/\s+/gu, " ").trim() : ""
+            if (s.text <= 80 && label && !caption) {
+              const related = relatedLabel.test(text)
+              if (related && sectionLabelTags.has(child.tagName) && !continuation.test(text)) {
+                announced = true
+                continue
+              }
+              if (related || furniture.test(text) || furnitureOpening.test(text)) continue
+            }
+            if (s.text <= maxDateline && !inlineTags.has(child.tagName) && dateline.test(text)) continue
+            if (label && noticeOf(raw.trimStart())) continue
+          }
           if (isLedTeaser(child, s)) continue
         }
         visit(child, inLink || child.tagName === "a")

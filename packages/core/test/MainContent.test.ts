@@ -213,6 +213,12 @@ const cases: ReadonlyArray<Case> = [
     check: (tree) => expect(elements(tree, "table")).toHaveLength(1)
   },
   {
+    // A layout class naming the sidebar it places beside the content (`c-fixed-sidebar-layout`) is no sidebar.
+    name: "sidebar-layout",
+    keep: ["Android ransomware spreads", "These messages include links to the ransomware", "novel techniques to exfiltrate"],
+    drop: ["Podcasts", "Share", "About us", "Send us a tip"]
+  },
+  {
     name: "almost-empty",
     keep: ["Coming soon"],
     drop: [],

@@ -57,7 +57,11 @@ const splitWords = (value: string): Array<string> =>
 export type Hint = "chrome" | "weak" | "byline" | "content" | "neutral"
 
 /** Words that turn a class into a statement about its contents (`has-ads`, `no-sidebar`), not its identity. */
-const modifierWords = new Set(["has", "with", "no", "without", "enable", "enabled", "is", "show", "hide", "not"])
+const modifierWords = new Set([
+  "has", "with", "no", "without", "enable", "enabled", "is", "show", "hide", "not",
+  // A layout names the grid that places a sidebar or a header beside the content (`c-fixed-sidebar-layout`).
+  "layout"
+])
 
 const attributeWords = (element: Element): Array<string> => {
   const props = element.properties

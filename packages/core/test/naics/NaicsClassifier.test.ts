@@ -227,6 +227,34 @@ describe("NaicsClassifier", () => {
     expect(ranked[0]!.code).toBe("336991")
   })
 
+  it("reads foundations that engineers design as engineering, not a grantmaking foundation", () => {
+    const ranked = top(company("Bedrock Geotechnical", "Soil borings, foundation recommendations and slope stability studies for builders and towns.",
+      ["Foundation design: footings or piles chosen from the soil samples our rigs collect.", "Reports sealed by a licensed PE."]))
+    expect(ranked[0]!.code).toBe("541330")
+    expect(ranked[0]!.code).not.toBe("813211")
+  })
+
+  it("reads a greenhouse that grows for garden centres as a grower, and a maker's grocery outlets and its plant as no grocer or nursery", () => {
+    const grower = top(company("Sunbeam Greenhouses", "Annuals, hanging baskets and poinsettias grown under glass for garden centers and grocers.",
+      ["We seed, transplant and grow every crop on 9 acres under glass.", "Wholesale only: shipped by the rack; no retail store."]))
+    expect(grower[0]!.code).toBe("111422")
+    const maker = top(company("Birchbark Gelato", "Gelato made in small batches and sold in 250 grocery stores across New England.",
+      ["We pasteurize, churn and pack every pint in our plant in Maine.", "Find us at your local grocery store."]))
+    expect(maker[0]!.code).toBe("311520")
+    expect(maker.map((r) => r.code)).not.toContain("111421")
+  })
+
+  it("knows yellow buses, container drayage, job-shop machining and dry cleaning", () => {
+    expect(top(company("Lakeside Student Transportation", "Yellow buses and drivers for six school districts.", ["Routes, field trips and athletics."]))[0]!.code)
+      .toBe("485410")
+    expect(top(company("Gateway Drayage", "Container drayage between the port terminals and inland warehouses.", ["Own trucks and chassis pool."]))[0]!.code)
+      .toBe("484110")
+    expect(top(company("Northstar Machine", "CNC milling and turning of precision parts to your drawings.", ["A job shop for prototypes and production runs."]))[0]!.code)
+      .toBe("332710")
+    expect(top(company("Crisp Cleaners", "Dry cleaning, shirt laundry and alterations with pickup and delivery.", ["Shirts laundered and pressed."]))[0]!.code)
+      .toBe("812320")
+  })
+
   it("uses schema.org business types and ranks all codes with honest confidence", () => {
     const clinic = top(company("Elm Street Smiles", "Cleanings, fillings and crowns for the whole family.", ["Book online."], "Dentist"))
     expect(clinic[0]!.code).toBe("621210")

@@ -97,7 +97,7 @@ const wholesaleCues = [
 ]
 const usedCues = [/\bpre[- ]?(?:loved|owned)\b/, /\bvintage\b/, /\bconsign(?:ment|ed)?\b/, /\bsecond[- ]?hand\b/, /\bthrift\b/, /\bused (?:cars?|vehicles?|goods|clothing|books|furniture)\b/, /\bantiques?\b/]
 
-const growingCues = [/\bwe (?:grow|raise|harvest|pick)\b/, /\bgrown (?:by|on|in) (?:our|us)\b|\bon our own land\b/, /\bour (?:fields|farm|orchards?|herd|acres|pastures?|vineyards?)\b/]
+const growingCues = [/\bwe (?:grow|raise|harvest|pick)\b|\bwe (?:\w+, )*\w+ and (?:grow|raise|harvest)\b/, /\b(?:grown|acres) under (?:glass|cover|plastic)\b/, /\bgrown (?:by|on|in) (?:our|us)\b|\bon our own land\b/, /\bour (?:fields|farm|orchards?|herd|acres|pastures?|vineyards?)\b/]
 const resellCues = [
   /\bwe buy (?:from|at|direct|small|only)\b/, /\bfrom (?:\d+ |small |local |independent |farmstead )+(?:makers|producers|farms|growers|roasters|cheesemakers|brands)\b/,
   /\brestock(?:ed|s)?\b/, /\bsold by the (?:ounce|pound|lb|kilo)\b/
@@ -186,7 +186,7 @@ const families: ReadonlyArray<Family> = [
   family("458110", "315250", "424350", "tee|t-shirt|jean|denim|dress|jacket|knitwear|sweater|crewneck|hoodie|apparel|clothing|blouse|skirt|coat"),
   family("458210", "316210", "424340", "shoe|sneaker|sandal|footwear|loafer"),
   family("444140", "332216", "423710", "hand tool|power tool|fastener|screw|key cutting|hardware|drill bit"),
-  family("444240", "111421", "424930", "perennial|shrub|houseplant|plant(?!s? (?:and )?(?:maintenance|managers?|operations|floors?|engineers?|shutdowns?))|potting mix|potting soil|seedling|planter|pot|succulent|cactus|cacti|fern|orchid|monstera|hydrangea|fig tree|fiddle leaf fig|mulch"),
+  family("444240", "111421", "424930", "perennial|shrub|houseplant|plants(?! (?:and )?(?:maintenance|managers?|operations|floors?|engineers?|shutdowns?))|(?<!\\b(?:our|the|processing|manufacturing|production|power|packing|bottling|treatment) )plant(?! (?:maintenance|managers?|operations|floors?|engineers?|shutdowns?))|potting mix|potting soil|seedling|planter|pot|succulent|cactus|cacti|fern|orchid|monstera|hydrangea|fig tree|fiddle leaf fig|mulch"),
   family("441110", "336110", "423110", "new car|sedan|suv|pickup truck|new vehicle"),
   family("456110", "325412", "424210", "prescription|refill|flu shot|pharmacist|vaccine"),
   family("445320", "312130", "424820", "wine|pinot noir|pinot gris|chardonnay|cabernet|merlot|sauvignon blanc|riesling|syrah|zinfandel|malbec|prosecco|champagne"),
@@ -318,7 +318,8 @@ export const adjustments = (evidence: CompanyEvidence): Adjustments => {
   // A site that sells priced goods from a cart is no mine, whatever metal its goods are made of.
   if (shop && m.pricedItems >= 2 && m.commerce >= 2) factor.push(["21", 0.2])
   // A distributor sells to businesses what others make: the merchant wholesalers' codes over the makers' and users'.
-  if (m.wholesale >= 3 && !shop && !makes) factor.push(["42", 1.5], ["31", 0.8], ["32", 0.8], ["33", 0.8])
+  // A grower that sells wholesale is still a grower: only sellers of what others grow or make are distributors.
+  if (m.wholesale >= 3 && !shop && !makes && m.grows === 0) factor.push(["42", 1.5], ["31", 0.8], ["32", 0.8], ["33", 0.8])
   const { all: strengths, priced } = familyStrengths(evidence)
   // Used goods in a shop, whatever they are (antiques, vintage, consignment): the used-merchandise retailer. A dealer of
   // vehicles (cars, boats, RVs, motorcycles) that sells pre-owned ones beside new ones stays a dealer.

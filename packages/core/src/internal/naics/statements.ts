@@ -19,6 +19,10 @@ const customerOpeners = new Set(["for", "to", "serving", "serve", "used", "trust
 /** Words that end a customer phrase and return to the activity. */
 const customerClosers = new Set(["with", "we", "our", "from", "that", "in", "by", "since"])
 
+/** Words that introduce where a maker's goods are sold ("sold in 300 grocery stores", "find us at"): its outlets. */
+const outletVerbs = new Set(["sold", "avail", "carri", "stock", "find"])
+const outletPrepositions = new Set(["in", "at", "by", "us"])
+
 /** Words naming the makers a shop buys from ("cheeses from small farmstead cheesemakers"): suppliers, not the activity. */
 const supplierNouns = /^(?:\w*mak|maker|produc|producer|farm|grower|roaster|brewer|supplier|distiller|winemak|artisan)$/
 
@@ -33,6 +37,11 @@ const statement = (text: string, weight: number, name?: readonly [string, string
     else if (customerClosers.has(word)) inCustomer = false
     // The brand word of the company's name ("Urban" Sprout, "Harbor" Counseling) names no activity.
     customer.push(inCustomer || (name !== undefined && word === name[0] && w[i + 1] === name[1]))
+  })
+  // "sold in 300 grocery stores": the stores are the goods' outlets, counted as little as a customer's.
+  w.forEach((word, i) => {
+    if (!outletVerbs.has(word) || !outletPrepositions.has(w[i + 1] ?? "")) return
+    for (let k = i + 1; k < w.length && (k <= i + 2 || !customerClosers.has(w[k]!)); k++) customer[k] = true
   })
   // "from (up to three words) makers": the words count as little as a customer's.
   w.forEach((word, i) => {

@@ -75,7 +75,9 @@ export const removeChrome = (
         continue
       }
       const s = stats.get(child)
-      const reason = chromeReason(child, insideArticle, s, rules)
+      // A span inside a paragraph is the sentence's own text whatever its class says (`<span class="dateline">KOBE –`).
+      const inParagraph = element.tagName === "p" && child.tagName === "span"
+      const reason = inParagraph ? undefined : chromeReason(child, insideArticle, s, rules)
       const guarded = s !== undefined && s.text >= total * guardShare && linkDensity(s) < 0.5
       if (reason !== undefined && !guarded && !holdsMain(child)) {
         removed++

@@ -226,6 +226,14 @@ const cases: ReadonlyArray<Case> = [
     drop: ["Posted Feb 18, 2020", "About us"]
   },
   {
+    // The article's lead paragraph above its body, in the article's header (a subtitle, standfirst or intro named
+    // so), is kept; a block named like that far from the article is not.
+    name: "lead-above",
+    keep: ["Die Digitalisierung der Arbeitswelt werde Millionen", "Seit Jahren warnen Forscher",
+      "auf eine breitere Grundlage zu stellen"],
+    drop: ["Willkommen beim Wochenblatt", "Impressum"]
+  },
+  {
     name: "almost-empty",
     keep: ["Coming soon"],
     drop: [],

@@ -4,7 +4,7 @@
  * The best-scoring container wins; its siblings that look like more of the same are merged back in.
  */
 import type { Element } from "hast"
-import { attributeHint, isLandmark } from "./hints.js"
+import { attributeHint, isLandmark, isLead } from "./hints.js"
 import { type Stats, inlineTags, linkDensity, textOf } from "./stats.js"
 
 /** Blocks whose whole text counts as one paragraph. */
@@ -151,5 +151,63 @@ export const selectContent = (body: Element, stats: Map<Element, Stats>): Select
       }
     }
   }
-  return { top, nodes, parents, main }
+  const lead = leadBefore(top, body, parents, stats, nodes)
+  return { top, nodes: lead === undefined ? nodes : [lead, ...nodes], parents, main }
+}
+
+/** How far the lead is looked for: ancestor levels above the content, element siblings before each. */
+const leadLevels = 3
+const leadSiblings = 3
+
+/**
+ * The article's lead paragraph when it sits above the chosen content in the article's header (a standfirst, an intro,
+ * a summary named so): the nearest block before the content, or before one of its near ancestors, whose class says
+ * lead and that reads as a short paragraph.
+ */
+const leadBefore = (
+  top: Element,
+  body: Element,
+  parents: Map<Element, Element>,
+  stats: Map<Element, Stats>,
+  nodes: ReadonlyArray<Element>
+): Element | undefined => {
+  const find = (element: Element, depth: number): Element | undefined => {
+    const s = stats.get(element)
+    if (s === undefined || s.text < 40) return undefined
+    if (isLead(element) && s.text <= 600 && linkDensity(s) < 0.2) return element
+    if (depth === 0 || s.text > 2000) return undefined
+    for (const child of element.children) {
+      if (child.type !== "element") continue
+      const found = find(child, depth - 1)
+      if (found !== undefined) return found
+    }
+    return undefined
+  }
+  // An article has one lead: none is looked for when the content opens with one.
+  const opensWithLead = (element: Element, depth: number): boolean => {
+    let seen = 0
+    for (const child of element.children) {
+      if (child.type !== "element" || seen++ >= leadSiblings) continue
+      if (((stats.get(child)?.text ?? 0) >= 40 && isLead(child)) || (depth > 0 && opensWithLead(child, depth - 1))) {
+        return true
+      }
+    }
+    return false
+  }
+  if (nodes.some((n) => opensWithLead(n, 2))) return undefined
+  let node = top
+  for (let level = 0; level < leadLevels; level++) {
+    const parent = parents.get(node)
+    if (parent === undefined || node === body) return undefined
+    let seen = 0
+    for (let i = parent.children.indexOf(node) - 1; i >= 0 && seen < leadSiblings; i--) {
+      const sibling = parent.children[i]!
+      if (sibling.type !== "element" || nodes.includes(sibling)) continue
+      seen++
+      const found = find(sibling, 4)
+      if (found !== undefined) return found
+    }
+    node = parent
+  }
+  return undefined
 }

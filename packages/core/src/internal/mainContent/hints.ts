@@ -78,6 +78,16 @@ const attributeWords = (element: Element): Array<string> => {
   return words
 }
 
+/** Words naming an article's lead paragraph (standfirst, teaser text, summary) that sits above its body. */
+const leadWords = new Set([
+  "lead", "leader", "leading", "intro", "introduction", "standfirst", "excerpt", "abstract", "summary", "subtitle",
+  "subheadline", "subhead", "chapo", "chapeau", "dek", "description", "entradilla", "sumario", "bajada", "sommario",
+  "occhiello", "catenaccio", "vorspann", "anriss", "lede"
+])
+
+/** Whether an element's class or id names it as the article's lead paragraph. */
+export const isLead = (element: Element): boolean => attributeWords(element).some((w) => leadWords.has(w))
+
 const classify = (words: ReadonlyArray<string>): Hint => {
   let content = false
   let weak = false

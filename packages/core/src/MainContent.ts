@@ -4,10 +4,11 @@
  * SVG. Our own extractor, in the spirit of Readability and trafilatura: chrome removal by semantics and class words,
  * paragraph scoring with text and link density, sibling merging, then cleaning of the chosen blocks.
  *
- * The article's byline (a short author line) and its figures' captions are kept, picture credits and author boxes
- * (a bio) are not. The hidden rest of an article after a "Read more" control is joined; a "Read also" teaser inside
- * the body goes alone (the paragraph after it stays); teasers of other posts repeated in the article's column and
- * linked blocks after its last paragraph go.
+ * The article's byline (a short author line), its lead paragraph above the body and its figures' captions are kept,
+ * picture credits, author boxes (a bio), datelines and the publisher's notes and prompts to the reader are not. The
+ * hidden rest of an article after a "Read more" control is joined; a "Read also" teaser inside the body goes alone
+ * (the paragraph after it stays); teasers of other posts repeated in the article's column and linked blocks after its
+ * last paragraph go.
  *
  * @since 0.1.0
  */

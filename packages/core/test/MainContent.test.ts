@@ -234,6 +234,14 @@ const cases: ReadonlyArray<Case> = [
     drop: ["Willkommen beim Wochenblatt", "Impressum"]
   },
   {
+    // A header holding the page's headline as text is the article's header (its subtitle is the lead); the site's
+    // header, whose h1 is the logo link, is chrome.
+    name: "article-header",
+    keep: ["Ein Skateboard-Contest auf einer schwimmenden Miniramp", "Zum dritten Mal wird die Miniramp",
+      "einen Sonderpreis"],
+    drop: ["Skatemag", "Videos", "Impressum"]
+  },
+  {
     name: "almost-empty",
     keep: ["Coming soon"],
     drop: [],

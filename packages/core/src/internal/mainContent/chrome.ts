@@ -32,6 +32,21 @@ const holdsMain = (element: Element): boolean => {
   return false
 }
 
+/**
+ * A header holding the page's headline as text (an `h1` that is no link, as a logo is) and few links is the article's
+ * header, with its title and lead, not the site's.
+ */
+const isArticleHeader = (element: Element, s: Stats | undefined): boolean =>
+  s !== undefined && s.text <= 1000 && linkDensity(s) < 0.3 && holdsHeadline(element)
+
+const holdsHeadline = (element: Element): boolean =>
+  element.children.some((c) =>
+    c.type === "element" && (c.tagName === "h1" ? !holdsLink(c) : c.tagName !== "nav" && holdsHeadline(c))
+  )
+
+const holdsLink = (element: Element): boolean =>
+  element.children.some((c) => c.type === "element" && (c.tagName === "a" || holdsLink(c)))
+
 /** Why an element counts as chrome, if it does. */
 export const chromeReason = (
   element: Element,
@@ -41,7 +56,8 @@ export const chromeReason = (
 ): string | undefined => {
   const tag = element.tagName
   if (chromeTags.has(tag)) return tag
-  if ((tag === "header" || tag === "footer") && !insideArticle) return tag
+  if (tag === "header" && !insideArticle && !isArticleHeader(element, s)) return tag
+  if (tag === "footer" && !insideArticle) return tag
   if (tag === "footer") return tag
   if (isChromeRole(element)) return "role"
   if (rules === "semantic" || classExempt.has(tag)) return undefined

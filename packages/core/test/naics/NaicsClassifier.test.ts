@@ -255,6 +255,22 @@ describe("NaicsClassifier", () => {
       .toBe("812320")
   })
 
+  it("reads goods priced by the hour or the day as rented, not sold", () => {
+    const ranked = top(company("Riverside Bike & Kayak", "Bikes, kayaks and paddleboards for the river trail.",
+      ["Cruiser bike, 2 hours — $20", "Tandem kayak, half day — $60", "Paddleboard, full day — $75", "Helmets and life jackets included."]))
+    expect(ranked[0]!.code).toBe("532284")
+    expect(ranked[0]!.code.slice(0, 2)).not.toBe("45")
+  })
+
+  it("knows bowling lanes, CPAs and managed IT", () => {
+    expect(top(company("Kingpin Lanes", "24 lanes of bowling with leagues, cosmic bowling and an arcade.", ["Open bowling every night."]))[0]!.code)
+      .toBe("713950")
+    expect(top(company("Okafor & Webb CPAs", "Audits and reviews, business and personal taxes.", ["Our partners are licensed CPAs."]))[0]!.code)
+      .toBe("541211")
+    expect(top(company("Bluepeak", "Managed IT for small offices.", ["Help desk, Microsoft 365 and network support on a monthly contract."]))[0]!.code)
+      .toBe("541512")
+  })
+
   it("uses schema.org business types and ranks all codes with honest confidence", () => {
     const clinic = top(company("Elm Street Smiles", "Cleanings, fillings and crowns for the whole family.", ["Book online."], "Dentist"))
     expect(clinic[0]!.code).toBe("621210")

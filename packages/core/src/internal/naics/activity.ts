@@ -33,6 +33,8 @@ export interface Model {
   readonly grows: number
   /** Resells what others make: buys from makers or at a market, restocks. */
   readonly resell: number
+  /** Items priced by the hour or the day: goods rented out, not sold. */
+  readonly rented: number
   /** Serves food and drink to be eaten there: a menu, a table to reserve, dine-in. */
   readonly dining: number
   /** Manages a chain or region for its group: head office, support centre, regional headquarters, with managing verbs. */
@@ -121,19 +123,24 @@ const withDriverCues = [/\bwith (?:a |our |their )?(?:professional |experienced 
 
 const bankCues = [/\bbancorp\b|\bbancshares\b|\bbancorporation\b/, /\b(?:bank|financial) holding company\b/, /\bparent (?:company )?of [\w\s]{0,30}\bbank\b/, /\bbank subsidiar(?:y|ies)\b/]
 
-/** A price per period or per unit of use: a plan or a rate, not a good. */
-const planPrice = /\/(?:month|mo|year|yr|user|unit|vehicle|location|day|night|week|visit|hour|ton|lb)\b|\bper\b/
+/** A price by the hour or the day: a rental. */
+const rentalPrice = /\b\d+ (?:hours?|days?|nights?)\b|\b(?:half|full)[- ]day\b|\/(?:hour|day|night)\b|\bper (?:hour|day|night)\b/
+
+/** A price per period or per unit of use (a plan, a rate, a rental by the hour or day), not a good. */
+const planPrice = /\/(?:month|mo|year|yr|user|unit|vehicle|location|day|night|week|visit|hour|ton|lb)\b|\bper\b|\b\d+ (?:hours?|days?|nights?)\b|\b(?:half|full)[- ]day\b/
 
 /** Reads the business-model cues of the whole site (every page, buttons and link labels included). */
 export const modelOf = (evidence: CompanyEvidence): Model => {
   const parts: Array<string> = []
   let pricedItems = 0
+  let rented = 0
   for (const page of evidence.pages) {
     parts.push(page.title ?? "", page.description ?? "", ...page.headings.map((h) => h.text), ...page.nav, page.text.slice(0, 8000))
     parts.push(...(page.buttons ?? []), ...page.links.map((l) => l.label))
     for (const offer of page.offers ?? []) {
       parts.push(offer)
       if (!planPrice.test(offer.toLowerCase())) pricedItems++
+      if (rentalPrice.test(offer.toLowerCase())) rented++
     }
   }
   const text = parts.join("\n").toLowerCase()
@@ -150,6 +157,7 @@ export const modelOf = (evidence: CompanyEvidence): Model => {
     pricedItems,
     grows: count(text, growingCues),
     resell: count(text, resellCues),
+    rented,
     dining: count(text, diningCues),
     managing: count(text, managingCues),
     arranging: count(text, arrangingCues),
@@ -163,15 +171,25 @@ interface Family {
   readonly maker?: string
   /** The maker's code when it makes for other businesses to sell (a wholesale bakery), if that differs. */
   readonly bulkMaker?: string
+  /** The code of renting the goods out (kayaks by the hour), when they are commonly rented. */
+  readonly rental?: string
   readonly wholesale?: string
   /** The family's words as regular-expression alternatives (no capturing groups). */
   readonly words: string
 }
 
-const family = (retail: string, maker: string | undefined, wholesale: string | undefined, words: string, bulkMaker?: string): Family => ({
+const family = (
+  retail: string,
+  maker: string | undefined,
+  wholesale: string | undefined,
+  words: string,
+  bulkMaker?: string,
+  rental?: string
+): Family => ({
   retail,
   ...(maker === undefined ? {} : { maker }),
   ...(bulkMaker === undefined ? {} : { bulkMaker }),
+  ...(rental === undefined ? {} : { rental }),
   ...(wholesale === undefined ? {} : { wholesale }),
   words
 })
@@ -180,8 +198,8 @@ const family = (retail: string, maker: string | undefined, wholesale: string | u
 const families: ReadonlyArray<Family> = [
   family("449110", "337122", "423210", "sofa|sectional|couch|loveseat|(?:dining|coffee|side|trestle|farmhouse|kitchen|end|console|writing) (?:table|set|chair)|dresser|nightstand|bookcase|armchair|accent chair|recliner|mattress|bed|bed frame|headboard|furniture|sideboard|wardrobe"),
   family("459210", undefined, "424920", "books|hardcover|paperback|novel|picture book|signed first edition|bookshop|bookstore"),
-  family("459110", "339920", "423910", "tent|backpack|sleeping bag|kayak|paddle board|camping gear|hiking boot|trail runner|ski|snowboard|golf club|fishing rod|helmet|outdoor gear"),
-  family("459110", "336991", "423910", "bike|bicycle|e-bike|road bike|gravel bike|mountain bike|frameset"),
+  family("459110", "339920", "423910", "tent|backpack|sleeping bag|kayak|paddle board|camping gear|hiking boot|trail runner|ski|snowboard|golf club|fishing rod|helmet|outdoor gear", undefined, "532284"),
+  family("459110", "336991", "423910", "bike|bicycle|e-bike|road bike|gravel bike|mountain bike|frameset", undefined, "532284"),
   family("459310", "111422", "424930", "bouquet|posy|rose|peony|peonie|floral arrangement|flower arrangement|stem|wedding flower|sympathy arrangement"),
   family("458110", "315250", "424350", "tee|t-shirt|jean|denim|dress|jacket|knitwear|sweater|crewneck|hoodie|apparel|clothing|blouse|skirt|coat"),
   family("458210", "316210", "424340", "shoe|sneaker|sandal|footwear|loafer"),
@@ -207,7 +225,7 @@ const families: ReadonlyArray<Family> = [
   family("449129", "327110", "423220", "mug|serving bowl|dinner plate|stoneware|ceramic|porcelain|vase|pottery"),
   family("459420", "323111", "424120", "greeting card|birthday card|card|gift box|art print|map print|souvenir|postcard"),
   family("449210", "334111", "423620", "laptop|phone|tv|television|headphone|speaker|appliance|refrigerator|washer"),
-  family("441222", "336612", "423910", "boat|pontoon|bowrider|bass boat|jet ski|outboard"),
+  family("441222", "336612", "423910", "boat|pontoon|bowrider|bass boat|jet ski|outboard", undefined, "532284"),
   family("441210", "336214", "423110", "rv|motorhome|travel trailer|fifth wheel|toy hauler|camper van"),
   family("441227", "336991", "423110", "motorcycle|dirt bike|atv|utv|side-by-side"),
   family("449210", "334610", "423990", "vinyl|lp|record|cd|dvd|turntable|blu-ray"),
@@ -327,6 +345,11 @@ export const adjustments = (evidence: CompanyEvidence): Adjustments => {
   if (shop && m.used >= 1 && !dealer) add(bonus, "459510", 2 * m.used)
   for (const [f, strength] of strengths) {
     const s = Math.min(strength, 12)
+    if (m.rented >= 2 && !shop) {
+      // Goods priced by the hour or the day are rented out: the rental code, and no shop's or maker's.
+      if (f.rental !== undefined) add(bonus, f.rental, 0.8 * s)
+      continue
+    }
     // A place to dine that pours wine or beer makes none of it by saying "our kitchen": drink makers need no menu.
     if (makes && f.maker !== undefined && !(m.dining >= 2 && f.retail === "445320")) {
       if (f.bulkMaker !== undefined && m.wholesale >= 2 && !shop) {

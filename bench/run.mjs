@@ -33,6 +33,7 @@ function quickArgs() {
     documents: ["1"],
     extraction: ["--limit", "40"],
     http: ["--seconds", "2", "--rounds", "1", "--warmup", "1"],
+    idle: ["--runs", "1"],
     map: ["1", "10000", "2"],
     markdown: ["40", "1"],
     mcp: ["--seconds", "1", "--rounds", "1"],

@@ -9,7 +9,7 @@
  *
  * @since 0.1.0
  */
-import { parseFeed, parseOpml } from "feedsmith"
+import type { parseFeed } from "feedsmith"
 import { Parser } from "htmlparser2"
 import { Context, Effect, Layer } from "effect"
 import { createRequire } from "node:module"
@@ -172,6 +172,10 @@ const rawItems = (parsed: ReturnType<typeof parseFeed>, base: string): { items: 
   }
 }
 
+// feedsmith (~3 MB of heap) is loaded by the first feed read, not at start.
+let feeds: typeof import("feedsmith") | undefined
+const feedsmith = (): typeof import("feedsmith") => (feeds ??= createRequire(import.meta.url)("feedsmith") as typeof import("feedsmith"))
+
 // tinyld's language profiles cost ~17 MB of a process's memory: loaded by the first detection, not at start.
 let detector: typeof import("tinyld") | undefined
 const tinyld = (): typeof import("tinyld") => (detector ??= createRequire(import.meta.url)("tinyld") as typeof import("tinyld"))
@@ -197,7 +201,7 @@ export const readFeedText = (text: string, feedUrl: string, source: FeedSource):
   if (text.length > limits.maxFeedBytes) throw new FeedError(`${feedUrl}: the feed is over ${limits.maxFeedBytes} bytes`)
   let parsed: ReturnType<typeof parseFeed>
   try {
-    parsed = parseFeed(text)
+    parsed = feedsmith().parseFeed(text)
   } catch (error) {
     throw new FeedError(`${feedUrl}: not a feed (${(error as Error).message})`)
   }
@@ -240,7 +244,7 @@ export const opmlFeeds = (text: string): Array<string> => {
       walk(outline?.outlines, depth + 1)
     }
   }
-  walk((parseOpml(text) as any)?.body?.outlines, 0)
+  walk((feedsmith().parseOpml(text) as any)?.body?.outlines, 0)
   return out
 }
 

@@ -13,7 +13,8 @@ import type { AnyNode, Element } from "domhandler"
 import * as DomUtils from "domutils"
 import { Context, Effect, Layer } from "effect"
 import { parseDocument } from "htmlparser2"
-import { mf2 } from "microformats-parser"
+import type { mf2 } from "microformats-parser"
+import { createRequire } from "node:module"
 import * as Fetcher from "./Fetcher.js"
 import { parseJsonLd } from "./internal/page/jsonLd.js"
 
@@ -140,11 +141,16 @@ const mfString = (value: unknown): string | undefined =>
       : "properties" in value ? mfString(first((value as { properties: Record<string, ReadonlyArray<unknown>> }).properties, "name")) : undefined
     : undefined
 
+// microformats-parser and its polyfills are loaded by the first page read for people, not at start.
+let microformats: typeof mf2 | undefined
+const parseMicroformats = (): typeof mf2 =>
+  (microformats ??= (createRequire(import.meta.url)("microformats-parser") as typeof import("microformats-parser")).mf2)
+
 /** h-card people of a page (nested cards included) and its rel=me links. */
 const hCards = (html: string, page: string): { people: Array<Candidate>; relMe: Array<string> } => {
   let parsed: ReturnType<typeof mf2>
   try {
-    parsed = mf2(html, { baseUrl: page })
+    parsed = parseMicroformats()(html, { baseUrl: page })
   } catch {
     return { people: [], relMe: [] }
   }

@@ -5,7 +5,7 @@
  */
 import { BuiltInOptions, CliConfig, Command, CommandDescriptor, HelpDoc, Usage, ValidationError } from "@effect/cli"
 import * as Span from "@effect/cli/HelpDoc/Span"
-import { NodeContext } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Console, Effect, HashMap, HashSet } from "effect"
 import * as App from "./App.js"
 import { direct } from "./internal/admin/direct.js"

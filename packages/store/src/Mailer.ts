@@ -9,7 +9,8 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Config, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { randomUUID } from "node:crypto"
-import * as nodemailer from "nodemailer"
+import type * as nodemailer from "nodemailer"
+import { createRequire } from "node:module"
 
 /** One message. */
 export interface Message {
@@ -90,7 +91,10 @@ export const make = (options: Options = {}): Effect.Effect<Mailer["Type"], never
     const sql = yield* SqlClient.SqlClient
     const from = options.from ?? "sift@localhost"
     // One pooled-less transport per process; nodemailer opens a connection per message, which suits rare mail.
-    const transport = options.smtpUrl === undefined ? undefined : nodemailer.createTransport(Redacted.value(options.smtpUrl))
+    // nodemailer is loaded only when mail goes out over SMTP (without it mail stays in the outbox table).
+    const transport = options.smtpUrl === undefined
+      ? undefined
+      : (createRequire(import.meta.url)("nodemailer") as typeof nodemailer).createTransport(Redacted.value(options.smtpUrl))
     const send = (message: Message) =>
       Effect.gen(function*() {
         const id = randomUUID()

@@ -9,6 +9,7 @@ import { spawn } from "node:child_process"
 import { existsSync } from "node:fs"
 import { createRequire } from "node:module"
 import { join } from "node:path"
+import { setFlagsFromString } from "node:v8"
 import { Worker } from "node:worker_threads"
 import { JoinedText } from "./joinedText.js"
 
@@ -162,7 +163,7 @@ const runInit = (pglitePath: string, dataDir: string, settings: ReadonlyArray<st
   new Promise((resolve, reject) => {
     // Without NODE_OPTIONS: a loader of the parent's (tsx under the benches) is not needed to run plain CommonJS.
     const { NODE_OPTIONS: _, ...env } = process.env
-    const child = spawn(process.execPath, ["-e", initSource, pglitePath, dataDir, JSON.stringify(settings)], {
+    const child = spawn(process.execPath, [...childFlags, "-e", initSource, pglitePath, dataDir, JSON.stringify(settings)], {
       env,
       stdio: ["ignore", "pipe", "pipe"]
     })
@@ -192,6 +193,23 @@ const template = (pglitePath: string, settings: ReadonlyArray<string>): Promise<
   return made
 }
 
+// PGlite's WebAssembly (9 MB) is compiled by V8's baseline compiler only, each function when first called. By default
+// every function is compiled up front and the hot ones again by the optimising compiler on background threads: that
+// code and the compiler's scratch memory (malloc arenas never given back) cost ~60 MB of resident memory on an idle
+// server, and the compiles take seconds of CPU at start. Our statements are small: their time is the protocol and the
+// JavaScript around them, so the baseline code answers as fast (docs/deploy.md has the figures). The flags are
+// process-wide and take effect for modules compiled after they are set: pdf.js's JPEG 2000 and JBIG2 decoders, the
+// only other WebAssembly a server runs, get baseline code too (slower on such images, which are rare).
+const compileBaselineOnly = (): void => {
+  setFlagsFromString("--liftoff-only")
+  setFlagsFromString("--wasm-lazy-compilation")
+}
+const childFlags = ["--liftoff-only", "--wasm-lazy-compilation"]
+
+// The worker's young generation: its JavaScript makes little garbage (rows in, rows out), and V8's default lets the
+// nursery grow to 32 MB that stay resident.
+const workerYoungGenerationMb = 4
+
 /**
  * Starts the worker and opens PGlite in it (`memory://` or a data directory); rejects if PGlite cannot open. A data
  * directory without a database gets one first, from a child process (see `initSource`).
@@ -205,8 +223,10 @@ export const open = async (dataDir: string, settings: Settings = defaultSettings
   // (A Buffer's slice() is a view of the same memory: transferring it would detach the cached template.)
   if (memory) copy = new Uint8Array(await template(pglitePath, params))
   else if (!existsSync(join(dataDir, "PG_VERSION"))) await runInit(pglitePath, dataDir, params)
+  compileBaselineOnly()
   const worker = new Worker(workerSource, {
     eval: true,
+    resourceLimits: { maxYoungGenerationSizeMb: workerYoungGenerationMb },
     workerData: { pglitePath, dataDir, settings: params, template: copy },
     transferList: copy === undefined ? [] : [copy.buffer as ArrayBuffer]
   })

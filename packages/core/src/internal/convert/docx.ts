@@ -3,8 +3,8 @@
  * `data:` URIs) → the hast document. The title comes from the file's core properties when set.
  */
 import type { Root } from "hast"
-import JSZip from "jszip"
-import mammoth from "mammoth"
+// mammoth and JSZip are loaded at the first Word document, not at start.
+import type JSZip from "jszip"
 import { ContentError } from "../../Errors.js"
 import * as Html from "../../Html.js"
 import { checkArchive } from "./archive.js"
@@ -23,10 +23,11 @@ const escapeHtml = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "
 export const convertDocx = async (bytes: Uint8Array): Promise<Root> => {
   await checkArchive(bytes, "docx")
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  const [{ default: mammoth }, { default: zip }] = await Promise.all([import("mammoth"), import("jszip")])
   try {
     const [result, title] = await Promise.all([
       mammoth.convertToHtml({ buffer }),
-      JSZip.loadAsync(buffer).then(coreTitle).catch(() => undefined)
+      zip.loadAsync(buffer).then(coreTitle).catch(() => undefined)
     ])
     const head = title === undefined ? "" : `<title>${escapeHtml(title)}</title>`
     return Html.parse(`<!doctype html><html><head>${head}</head><body>${result.value}</body></html>`)

@@ -5,7 +5,8 @@
  */
 import { isTag } from "domhandler"
 import type { Element, ElementContent, Root } from "hast"
-import JSZip from "jszip"
+// JSZip is loaded at the first presentation, not at start.
+import type JSZip from "jszip"
 import { posix } from "node:path"
 import { ContentError } from "../../Errors.js"
 import { checkArchive } from "./archive.js"
@@ -150,7 +151,7 @@ export const convertPptx = async (bytes: Uint8Array): Promise<Root> => {
   let zip: JSZip
   let presentation: string | undefined
   try {
-    zip = await JSZip.loadAsync(bytes)
+    zip = await (await import("jszip")).default.loadAsync(bytes)
     presentation = await zip.file("ppt/presentation.xml")?.async("string")
   } catch (error) {
     throw new ContentError({ reason: "Corrupt", detail: `The presentation cannot be read: ${(error as Error).message}` })

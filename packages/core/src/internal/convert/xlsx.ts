@@ -3,7 +3,8 @@
  * sees: formulas their cached result, dates and numbers through the cell's number format, rich text as text, links as
  * links. Empty leading and trailing rows and columns are trimmed; hidden sheets are skipped.
  */
-import ExcelJS from "exceljs"
+// exceljs (and its zip and CSV libraries, ~7 MB of heap) is loaded at the first spreadsheet, not at start.
+import type ExcelJS from "exceljs"
 import type { Element, ElementContent, Root } from "hast"
 import { ContentError } from "../../Errors.js"
 import { checkArchive } from "./archive.js"
@@ -66,7 +67,8 @@ const sheetTable = (sheet: ExcelJS.Worksheet): Element | undefined => {
 /** Converts a workbook; a file exceljs cannot open is `Corrupt`, one that inflates past the caps `TooLarge`. */
 export const convertXlsx = async (bytes: Uint8Array): Promise<Root> => {
   await checkArchive(bytes, "xlsx")
-  const workbook = new ExcelJS.Workbook()
+  const { default: excel } = await import("exceljs")
+  const workbook = new excel.Workbook()
   try {
     await workbook.xlsx.load(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) as unknown as ExcelJS.Buffer)
   } catch (error) {

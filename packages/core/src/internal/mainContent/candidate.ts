@@ -194,7 +194,7 @@ const leadBefore = (
     }
     return false
   }
-  if (nodes.some((n) => opensWithLead(n, 2))) return undefined
+  if (nodes.length > 0 && opensWithLead(nodes[0]!, 2)) return undefined
   let node = top
   for (let level = 0; level < leadLevels; level++) {
     const parent = parents.get(node)

@@ -85,8 +85,24 @@ const leadWords = new Set([
   "occhiello", "catenaccio", "vorspann", "anriss", "lede"
 ])
 
+/** A quick test on the raw names: only names holding one of the lead words as a substring are split into words. */
+const leadHint =
+  /lead|lede|intro|standfirst|excerpt|abstract|summary|subtitle|subhead|chapo|chapeau|dek|description|entradilla|sumario|bajada|sommario|occhiello|catenaccio|vorspann|anriss/iu
+const leadCache = new WeakMap<Element, boolean>()
+
 /** Whether an element's class or id names it as the article's lead paragraph. */
-export const isLead = (element: Element): boolean => attributeWords(element).some((w) => leadWords.has(w))
+export const isLead = (element: Element): boolean => {
+  const { className, id } = element.properties
+  const named = (typeof id === "string" && leadHint.test(id)) ||
+    (Array.isArray(className) && className.some((c) => leadHint.test(String(c))))
+  if (!named) return false
+  let lead = leadCache.get(element)
+  if (lead === undefined) {
+    lead = attributeWords(element).some((w) => leadWords.has(w))
+    leadCache.set(element, lead)
+  }
+  return lead
+}
 
 const classify = (words: ReadonlyArray<string>): Hint => {
   let content = false

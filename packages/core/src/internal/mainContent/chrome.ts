@@ -47,6 +47,12 @@ const holdsHeadline = (element: Element): boolean =>
 const holdsLink = (element: Element): boolean =>
   element.children.some((c) => c.type === "element" && (c.tagName === "a" || holdsLink(c)))
 
+/** A table with a header cell (`th`) in its first rows: data, whatever its name or link share. */
+export const isDataTable = (element: Element): boolean => element.tagName === "table" && holdsHeaderCell(element, 3)
+
+const holdsHeaderCell = (element: Element, depth: number): boolean =>
+  element.children.some((c) => c.type === "element" && (c.tagName === "th" || (depth > 0 && holdsHeaderCell(c, depth - 1))))
+
 /** Why an element counts as chrome, if it does. */
 export const chromeReason = (
   element: Element,
@@ -66,8 +72,11 @@ export const chromeReason = (
   // An author line is article text; an author box (bio, other posts) is not.
   if (hint === "byline") return s === undefined || s.text > maxByline || holdsParagraph(element) ? "class" : undefined
   if (rules === "strong") return undefined
-  // A weak name (`site-header`, `meta`) needs its text to agree: mostly links, or too short to be an article.
-  if (hint === "weak" && (s === undefined || s.text < 200 || linkDensity(s) > 0.33)) return "weak class"
+  // A weak name (`site-header`, `meta`) needs its text to agree: mostly links, or too short to be an article. A table
+  // with header cells is data (a recipe's ingredients in `table.ingredients.table-header`) whatever its name.
+  if (hint === "weak" && (s === undefined || s.text < 200 || linkDensity(s) > 0.33) && !isDataTable(element)) {
+    return "weak class"
+  }
   return undefined
 }
 

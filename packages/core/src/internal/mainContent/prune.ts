@@ -4,7 +4,7 @@
  */
 import type { Element, ElementContent } from "hast"
 import { attributeHint } from "./hints.js"
-import { holdsParagraph, maxByline } from "./chrome.js"
+import { holdsParagraph, isDataTable, maxByline } from "./chrome.js"
 import { continuation, furniture, furnitureOpening, readerNotice, relatedLabel, relatedLead } from "./phrases.js"
 import { type Stats, inlineTags, linkDensity, textOf } from "./stats.js"
 
@@ -21,15 +21,12 @@ const isLeftover = (element: Element, s: Stats): boolean => {
   // article text even when laxer chrome rules kept it.
   if (hint === "byline") return s.text <= maxAuthorBox && (s.text > maxByline || holdsParagraph(element))
   const density = linkDensity(s)
+  // A table with a header cell holds data (items with links to them), never a layout of navigation links.
   if (density > maxLinkDensity && s.text < 1000 && !isDataTable(element)) return true
   return false
 }
 
-/** A table with a header cell holds data (items with links to them), never a layout of navigation links. */
-const isDataTable = (element: Element): boolean => element.tagName === "table" && holdsTag(element, "th", 3)
 
-const holdsTag = (element: Element, tag: string, depth: number): boolean =>
-  element.children.some((c) => c.type === "element" && (c.tagName === tag || (depth > 0 && holdsTag(c, tag, depth - 1))))
 
 /** An author box is a short bio: a block named like a byline and longer holds the article. */
 const maxAuthorBox = 1000

@@ -250,6 +250,12 @@ const cases: ReadonlyArray<Case> = [
     check: (tree) => expect(elements(tree, "table")).toHaveLength(1)
   },
   {
+    // The lead is found also when the header and the body sit several wrappers apart.
+    name: "lead-far",
+    keep: ["hat sich bei der Ausschreibung durchgesetzt", "Der Vertrag läuft zunächst", "am Flughafen der Stadt"],
+    drop: ["Militär", "Impressum"]
+  },
+  {
     name: "almost-empty",
     keep: ["Coming soon"],
     drop: [],

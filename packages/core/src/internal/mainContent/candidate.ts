@@ -156,8 +156,8 @@ export const selectContent = (body: Element, stats: Map<Element, Stats>): Select
 }
 
 /** How far the lead is looked for: ancestor levels above the content, element siblings before each. */
-const leadLevels = 3
-const leadSiblings = 3
+const leadLevels = 5
+const leadSiblings = 4
 
 /**
  * The article's lead paragraph when it sits above the chosen content in the article's header (a standfirst, an intro,

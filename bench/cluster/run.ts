@@ -14,7 +14,7 @@
  *    local receiver) every minute (the short variant: every N/6 s); a 50-URL batch every two minutes (short: every
  *    N/3 s). Each process's RSS, open file descriptors and Chromium processes, and the PostgreSQL connections of both,
  *    are read under traffic at N/6 (the 5th minute of a 30-minute soak; under 10 minutes, N/3) and 2 s before the
- *    end: flat within 10% is the target. Errors are
+ *    end (RSS: the median of samples every 2 s over the minute before): flat within 10% is the target. Errors are
  *    answers other than 2xx; the batches and webhook deliveries are counted at the end.
  *
  *   npm run bench -- cluster [--seconds 5] [--rounds 3] [--concurrency 32] [--scrapes 200] [--renders 20] [--soak 1800]
@@ -362,16 +362,29 @@ try {
       let requests = 0
       let monitorRuns = 0
       const batches: Array<string> = []
-      // Both samples under traffic: at the 5th minute of a 30-minute soak (N/6; a short one, N/3, once the pools have
-      // filled) and 2 s before the end.
+      // Both readings under traffic: at the 5th minute of a 30-minute soak (N/6; a short one, N/3, once the pools have
+      // filled) and 2 s before the end. RSS under load follows V8's collection cycle (the heap grows to a few times
+      // what is live, then is collected: an api's RSS read once a minute went 550-755 MB in a 15-minute soak while its
+      // heap after a full collection stayed at 154-156 MB), so each reading's RSS is
+      // the median of the samples taken every 2 s over the minute before it (a short soak: a third of the time before
+      // the first reading); descriptors, Chromium processes and connections are read at the mark.
       const firstAtS = soakSeconds >= 600 ? soakSeconds / 6 : soakSeconds / 3
+      const windowMs = Math.min(60_000, (firstAtS * 1000) / 3)
+      const rssSamples: Array<{ at: number; rssMb: Array<number> }> = []
+      const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0
+      const rssOver = (untilMs: number) => {
+        const inWindow = rssSamples.filter((sample) => sample.at > untilMs - windowMs && sample.at <= untilMs)
+        return [0, 1].map((i) => median(inWindow.map((sample) => sample.rssMb[i]!)))
+      }
+      const rssSampler = setInterval(() => rssSamples.push({ at: Date.now(), rssMb: pids.map((pid) => Math.round(rssMb(pid))) }), 2_000)
       let first: Awaited<ReturnType<typeof sampleOf>> | undefined
       let last: Awaited<ReturnType<typeof sampleOf>> | undefined
       const sampler = (async () => {
         await new Promise((r) => setTimeout(r, firstAtS * 1000))
-        first = await sampleOf()
+        first = { ...(await sampleOf()), rssMb: rssOver(Date.now()) }
         await new Promise((r) => setTimeout(r, Math.max(0, end - 2_000 - Date.now())))
-        last = await sampleOf()
+        last = { ...(await sampleOf()), rssMb: rssOver(Date.now()) }
+        clearInterval(rssSampler)
       })()
       const every = async (periodMs: number, action: (n: number) => Promise<void>) => {
         for (let n = 0; Date.now() < end; n++) {
@@ -428,6 +441,11 @@ try {
         (first.pg === undefined || last.pg === undefined || within(first.pg, last.pg))
       const attempts = [...deliveries.values()].reduce((a, b) => a + b, 0)
       console.log(`soak ${soakSeconds} s on api + worker (PostgreSQL): ${requests} API requests, ${monitorRuns} monitor runs queued (+${monitors.length} initial), ${batches.length} batches of 50 (${await settled()} completed), webhook events ${deliveries.size} distinct in ${attempts} attempts, errors ${errors}`)
+      const range = [0, 1].map((i) => {
+        const all = rssSamples.map((sample) => sample.rssMb[i]!)
+        return `${Math.min(...all)}-${Math.max(...all)} MB`
+      })
+      console.log(`soak RSS samples every 2 s [api, worker]: ${range.join(", ")} over the whole soak; readings below are medians over ${(windowMs / 1000).toFixed(0)} s`)
       console.log(`soak resources [api, worker] at ${firstAtS.toFixed(0)} s ${JSON.stringify(first)} and at ${soakSeconds - 2} s ${JSON.stringify(last)}: ${flat && errors === 0 ? "MET" : "MISSED"} (target: RSS, fds, Chromium processes, PostgreSQL connections flat within 10%; no error)`)
     } finally {
       receiver.close()

@@ -256,6 +256,13 @@ const cases: ReadonlyArray<Case> = [
     drop: ["Militär", "Impressum"]
   },
   {
+    // A picture credit in parentheses ("(Credit: …)", "(Foto: dpa)") goes like one without; the sentence beside it
+    // stays.
+    name: "credit-parentheses",
+    keep: ["Coal generation fell by eighteen percent", "Surging natural gas", "ein Zehntel des Stroms"],
+    drop: ["Clayton Aldern", "(Foto: dpa)", "About"]
+  },
+  {
     name: "almost-empty",
     keep: ["Coming soon"],
     drop: [],

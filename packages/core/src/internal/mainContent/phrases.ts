@@ -63,10 +63,11 @@ export const furniture = new RegExp(
       "share(?: this(?: article| post| story| page)?)?(?: on \\w+)?", "tweet", "print(?: this)?", "e-?mail",
       "tags?", "categor(?:y|ies)", "filed under.*", "posted (?:in|on|by) .{0,60}", "this (?:entry|post) was posted .*",
       "leave a (?:reply|comment)", "\\d* ?comments?", "no comments(?: yet)?", "advertisement", "sponsored",
-      "(?:photo|image|picture|credit|source)s?:.{0,80}", "(?:getty images|shutterstock|istock|dpa|afp|reuters)(?:/.{0,40})?",
+      // Picture credits, also in parentheses: "(Foto: Getty)", "(Photo: Reuters)".
+      "\\(?(?:photo|image|picture|credit|source)s?:.{0,80}", "(?:getty images|shutterstock|istock|dpa|afp|reuters)(?:/.{0,40})?",
       "anzeige", "-? ?anzeige ?-?", "werbung", "teilen", "jetzt teilen", "artikel teilen", "kommentare?", "\\d* ?kommentare?",
       "kommentar (?:verfassen|schreiben)", "schlagwörter", "schlagworte", "kategorien", "themen", "drucken",
-      "rezept drucken", "(?:foto|bild|quelle|fotos|bilder|titelbild|beitragsbild)s?:.{0,80}", "zurück", "nach oben",
+      "rezept drucken", "\\(?(?:foto|bild|quelle|fotos|bilder|titelbild|beitragsbild)s?:.{0,80}", "zurück", "nach oben",
       "partager", "commentaires?", "publicité", "crédits? photos?.{0,80}", "compartir", "comentarios?", "publicidad",
       "condividi", "commenti", "pubblicità", "udostępnij", "komentarze", "reklama", "zdjęcie:.{0,80}", "kommentieren",
       "drukuj", "quellenangaben", "aufrufe", "weitere informationen", "last modified.{0,40}", "czytaj (?:też|także)"

@@ -17,7 +17,7 @@ import { Clock, Context, Effect, Layer, Schedule } from "effect"
 import * as Runner from "./internal/monitors/runner.js"
 import * as Slots from "./internal/monitors/slots.js"
 import type * as Views from "./internal/monitors/views.js"
-import { queueSlot, RUN_QUEUE } from "./Monitors.js"
+import { queueSlot, RUN_GIVEN_UP_MS, RUN_QUEUE } from "./Monitors.js"
 
 /** Options of the scheduler. */
 export interface Options {
@@ -25,7 +25,7 @@ export interface Options {
   readonly tickMs?: number | undefined
   /** Runs executed at once by this process (default `SIFT_MONITOR_CONCURRENCY` or 4). */
   readonly concurrency?: number | undefined
-  /** A run still running after this long is recorded as failed (default 15 min). */
+  /** A run still running after this long is recorded as failed (default `RUN_GIVEN_UP_MS`, about 67 min: its job's retries are over). */
   readonly stuckAfterMs?: number | undefined
   /** How late a due slot may be before it counts as missed and catches up spread out (default 2 minutes). */
   readonly lateAfterMs?: number | undefined
@@ -68,9 +68,10 @@ export const tick = (options: Options = {}) =>
       }
       return count
     }))
-    // Stuck runs: the worker died or hung. Recorded as failed, so the status machine sees them.
+    // Stuck runs: the worker died or hung and every retry of the job (each runs it again once its lease lapsed) is
+    // over. Recorded as failed, so the status machine sees them.
     const stuck = yield* sql<{ id: string; monitor_id: string }>`
-      SELECT id, monitor_id FROM monitor_runs WHERE status = 'running' AND started_at < ${new Date(now - (options.stuckAfterMs ?? 15 * 60_000))}`
+      SELECT id, monitor_id FROM monitor_runs WHERE status = 'running' AND started_at < ${new Date(now - (options.stuckAfterMs ?? RUN_GIVEN_UP_MS))}`
     for (const run of stuck) {
       yield* Runner.recordFailure(run.id, run.monitor_id, {
         code: "INTERNAL_ERROR",

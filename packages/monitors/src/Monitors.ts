@@ -24,6 +24,19 @@ export const RUN_QUEUE = "monitor-run"
 /** Job options of a run: pg-boss retries a job whose worker died; the run row decides whether anything is left to do. */
 export const RUN_JOB_OPTIONS = { retryLimit: 3, retryDelay: 30, expireInSeconds: 15 * 60 } as const
 
+/**
+ * A run's lease: a run still `running` this long after it started had its worker die (a run's own deadlines are far
+ * shorter), and its job, expired by then, is retried by pg-boss: the retry runs it again, and the monitor's next run
+ * does not wait for it.
+ */
+export const RUN_LEASE_MS = RUN_JOB_OPTIONS.expireInSeconds * 1000
+
+/**
+ * When a run left `running` is given up and recorded as failed: once every retry of its job could have come and gone
+ * (each after its lease and the retry delay), plus five minutes for pg-boss's expiry sweep.
+ */
+export const RUN_GIVEN_UP_MS = (RUN_JOB_OPTIONS.retryLimit + 1) * (RUN_LEASE_MS + RUN_JOB_OPTIONS.retryDelay * 1000) + 5 * 60_000
+
 /** The caller, as monitor operations need it. */
 export interface Owner {
   readonly orgId: string

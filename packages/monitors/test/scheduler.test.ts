@@ -3,7 +3,7 @@
  * connections on PostgreSQL, as two server processes would), slots spread monitors over their interval, monitors
  * overdue after downtime catch up spread out instead of at once (and never run twice in one interval: a catch-up slot
  * followed by a grid slot seconds later did), a slot is queued once however often it is claimed, and a stuck run is
- * recorded as failed.
+ * recorded as failed once its job can no longer be retried.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -162,11 +162,17 @@ describe("ticks on PGlite", () => {
       expect(new Date(monitor!.next_run_at).getTime()).toBeGreaterThan(Date.now())
     }).pipe(Effect.provide(pglite())), { timeout: 60_000 })
 
-  it.scopedLive("a run stuck in running is recorded as failed and the monitor shows it", () =>
+  it.scopedLive("a run stuck in running is recorded as failed once its job's retries are over, and the monitor shows it", () =>
     Effect.gen(function*() {
       const created = yield* Monitors.create(owner("org_s"), spec(1))
       const sql = yield* SqlClient.SqlClient
-      yield* sql`UPDATE monitor_runs SET status = 'running', started_at = ${new Date(Date.now() - 3_600_000)} WHERE id = ${created.initial_run_id}`
+      // Past its lease but within its job's retries (each runs it again): not given up yet.
+      yield* sql`UPDATE monitor_runs SET status = 'running', started_at = ${new Date(Date.now() - 20 * 60_000)} WHERE id = ${created.initial_run_id}`
+      yield* MonitorScheduler.tick()
+      const [waiting] = yield* sql<{ status: string }>`SELECT status FROM monitor_runs WHERE id = ${created.initial_run_id}`
+      expect(waiting!.status).toBe("running")
+      expect(Monitors.RUN_GIVEN_UP_MS).toBe(4 * (15 * 60_000 + 30_000) + 5 * 60_000)
+      yield* sql`UPDATE monitor_runs SET started_at = ${new Date(Date.now() - Monitors.RUN_GIVEN_UP_MS - 1_000)} WHERE id = ${created.initial_run_id}`
       yield* MonitorScheduler.tick()
       const [run] = yield* sql<{ status: string; error: unknown }>`SELECT status, error FROM monitor_runs WHERE id = ${created.initial_run_id}`
       expect(run!.status).toBe("failed")

@@ -553,6 +553,43 @@ for (const backend of backends) {
       await new Promise((r) => setTimeout(r, 2_500))
       expect((await client.monitors.listRuns(created.id)).data).toHaveLength(2)
     }, 60_000)
+
+    it("a run whose worker died (running past its lease) is run again by its job's retry, and the next run does not wait for it", async () => {
+      const { secret } = await service.key()
+      const client = new ContextDev({ apiKey: secret, baseURL: service.baseUrl, maxRetries: 0 })
+      const path = `/died-${backend.name}`
+      site.pages.set(path, { status: 200, body: article("Died", ["Text read again."]) })
+      const created = await client.monitors.create({ name: "Died", target: { type: "page", url: `${site.url}${path}` }, schedule: { type: "interval", frequency: 365, unit: "days" } })
+      await waitRun(client, created.id, created.initial_run_id!)
+      const sql = (f: (sql: SqlClient.SqlClient) => Effect.Effect<unknown, unknown>) => service.run(Effect.flatMap(SqlClient.SqlClient, f) as Effect.Effect<unknown>)
+      // A run its worker took 16 minutes ago and never finished (the process was killed), then pg-boss's retry of its
+      // expired job, which hands the same run id to a worker again.
+      const leftAt = new Date(Date.now() - 16 * 60_000)
+      await sql((sql) => sql`UPDATE monitor_runs SET status = 'running', started_at = ${leftAt}, completed_at = NULL WHERE id = ${created.initial_run_id!}`)
+      const hitsBefore = site.hits.get(path) ?? 0
+      await sql((sql) => sql`INSERT INTO pgboss.job (name, data) VALUES ('monitor-run', ${JSON.stringify({ runId: created.initial_run_id })}::jsonb)`)
+      const rerun = await eventually(async () => {
+        const run = (await client.monitors.listRuns(created.id)).data.find((r) => r.id === created.initial_run_id)
+        return run?.status === "completed" ? run : undefined
+      })
+      expect(new Date(rerun.started_at!).getTime()).toBeGreaterThan(leftAt.getTime() + 15 * 60_000)
+      expect(site.hits.get(path)).toBe(hitsBefore + 1)
+      // A run left running with no retry coming: a manual run is not held back ("superseded") by it.
+      await sql((sql) => sql`UPDATE monitor_runs SET status = 'running', started_at = ${leftAt}, completed_at = NULL WHERE id = ${created.initial_run_id!}`)
+      const manual = await call(secret, "POST", `/monitors/${created.id}/run`)
+      expect(manual.status).toBe(200)
+      const next = await waitRun(client, created.id, manual.body.run_id as string)
+      expect(next).toMatchObject({ status: "completed" })
+      // Within its lease a running run is left alone: the retry of a job whose worker is still at it does nothing.
+      const busyId = manual.body.run_id as string
+      const recent = new Date(Date.now() - 60_000)
+      await sql((sql) => sql`UPDATE monitor_runs SET status = 'running', started_at = ${recent}, completed_at = NULL WHERE id = ${busyId}`)
+      await sql((sql) => sql`INSERT INTO pgboss.job (name, data) VALUES ('monitor-run', ${JSON.stringify({ runId: busyId })}::jsonb)`)
+      await new Promise((r) => setTimeout(r, 3_000))
+      const still = (await client.monitors.listRuns(created.id)).data.find((r) => r.id === busyId)
+      expect(still?.status).toBe("running")
+      expect(new Date(still!.started_at!).getTime()).toBe(recent.getTime())
+    }, 90_000)
   })
 }
 

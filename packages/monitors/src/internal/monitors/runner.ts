@@ -9,6 +9,7 @@ import * as Ids from "@sift/store/Ids"
 import { Cause, Clock, Effect, Either, Option } from "effect"
 import * as ChangeDetection from "../../ChangeDetection.js"
 import { MonitorCharge } from "../../MonitorCharge.js"
+import { RUN_LEASE_MS } from "../../Monitors.js"
 import { DEFAULT_CONFIDENCE_THRESHOLD, type ChangeDetection as Detection, type Target } from "../../MonitorSpec.js"
 import { WebhookEvents } from "../../Webhooks.js"
 import { observeExtract, observePage, observeSitemap, ObservationFailed } from "./observe.js"
@@ -104,7 +105,10 @@ const observeAndCompare = (
     }
   })
 
-/** Executes a queued run; a run no longer queued (done by another worker, or deleted) is left alone. */
+/**
+ * Executes a queued run, or a run left `running` past its lease (its worker died; this is its job's retry); a run done
+ * by another worker, or deleted, or running within its lease, is left alone.
+ */
 export const execute = (runId: string) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -129,7 +133,9 @@ export const execute = (runId: string) =>
     const claimed = yield* sql.withTransaction(Effect.gen(function*() {
       const [run] = yield* sql<Record<string, unknown> & { id: string; monitor_id: string; status: string; trigger: string }>`
         SELECT * FROM monitor_runs WHERE id = ${runId} FOR UPDATE`
-      if (run === undefined || run.status !== "queued") return undefined
+      const lapsed = run !== undefined && run.status === "running" && run.started_at !== null &&
+        new Date(run.started_at as Date | string).getTime() < startedAt.getTime() - RUN_LEASE_MS
+      if (run === undefined || (run.status !== "queued" && !lapsed)) return undefined
       const [monitor] = yield* sql<Views.MonitorRow>`SELECT * FROM monitors WHERE id = ${run.monitor_id} FOR UPDATE`
       if (monitor === undefined) {
         yield* sql`DELETE FROM monitor_runs WHERE id = ${runId}`
@@ -139,7 +145,9 @@ export const execute = (runId: string) =>
         yield* finishSkip(run, monitor, "monitor_paused")
         return undefined
       }
-      const busy = yield* sql`SELECT id FROM monitor_runs WHERE monitor_id = ${monitor.id} AND status = 'running' AND id <> ${runId}`
+      // A run running past its lease is not waited for: its worker died (its job's retry runs it again).
+      const busy = yield* sql`SELECT id FROM monitor_runs WHERE monitor_id = ${monitor.id} AND status = 'running' AND id <> ${runId}
+        AND started_at >= ${new Date(startedAt.getTime() - RUN_LEASE_MS)}`
       if (busy.length > 0) {
         yield* finishSkip(run, monitor, "superseded")
         return undefined

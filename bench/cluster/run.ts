@@ -14,7 +14,8 @@
  *    local receiver) every minute (the short variant: every N/6 s); a 50-URL batch every two minutes (short: every
  *    N/3 s). Each process's RSS, open file descriptors and Chromium processes, and the PostgreSQL connections of both,
  *    are read under traffic at N/6 (the 5th minute of a 30-minute soak; under 10 minutes, N/3) and 2 s before the
- *    end (RSS: the median of samples every 2 s over the minute before): flat within 10% is the target. Errors are
+ *    end (RSS: the median of samples every 2 s over the minute before; connections: the most held in it): flat within
+ *    10% is the target. Errors are
  *    answers other than 2xx; the batches and webhook deliveries are counted at the end.
  *
  *   npm run bench -- cluster [--seconds 5] [--rounds 3] [--concurrency 32] [--scrapes 200] [--renders 20] [--soak 1800]
@@ -24,7 +25,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Auth from "@sift/auth"
 import { App } from "@sift/http"
 import { Migrations, Sql } from "@sift/store"
-import { Effect, Layer, Redacted } from "effect"
+import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import { createServer } from "node:http"
@@ -367,24 +368,43 @@ try {
       // what is live, then is collected: an api's RSS read once a minute went 550-755 MB in a 15-minute soak while its
       // heap after a full collection stayed at 154-156 MB), so each reading's RSS is
       // the median of the samples taken every 2 s over the minute before it (a short soak: a third of the time before
-      // the first reading); descriptors, Chromium processes and connections are read at the mark.
+      // the first reading); descriptors and Chromium processes are read at the mark. PostgreSQL connections are the most
+      // held over that minute (read every 2 s): pools open connections as requests need them and close idle ones, so
+      // one reading catches the pools wherever they are (8 and 10 in one 30-minute soak, of the 28 both may hold).
       const firstAtS = soakSeconds >= 600 ? soakSeconds / 6 : soakSeconds / 3
       const windowMs = Math.min(60_000, (firstAtS * 1000) / 3)
       const rssSamples: Array<{ at: number; rssMb: Array<number> }> = []
+      const pgSamples: Array<{ at: number; n: number }> = []
+      const pgReader = databaseUrl === undefined ? undefined : ManagedRuntime.make(Sql.layerPg({ url: Redacted.make(databaseUrl) }))
       const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0
       const rssOver = (untilMs: number) => {
         const inWindow = rssSamples.filter((sample) => sample.at > untilMs - windowMs && sample.at <= untilMs)
         return [0, 1].map((i) => median(inWindow.map((sample) => sample.rssMb[i]!)))
       }
-      const rssSampler = setInterval(() => rssSamples.push({ at: Date.now(), rssMb: pids.map((pid) => Math.round(rssMb(pid))) }), 2_000)
+      const pgOver = (untilMs: number) => {
+        const inWindow = pgSamples.filter((sample) => sample.at > untilMs - windowMs && sample.at <= untilMs)
+        return inWindow.length === 0 ? undefined : Math.max(...inWindow.map((sample) => sample.n))
+      }
+      const rssSampler = setInterval(() => {
+        const at = Date.now()
+        rssSamples.push({ at, rssMb: pids.map((pid) => Math.round(rssMb(pid))) })
+        if (pgReader !== undefined) {
+          void pgReader.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+            sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = ${appName}`)).then(
+            (rows) => pgSamples.push({ at, n: rows[0]!.n }),
+            () => undefined
+          )
+        }
+      }, 2_000)
       let first: Awaited<ReturnType<typeof sampleOf>> | undefined
       let last: Awaited<ReturnType<typeof sampleOf>> | undefined
       const sampler = (async () => {
         await new Promise((r) => setTimeout(r, firstAtS * 1000))
-        first = { ...(await sampleOf()), rssMb: rssOver(Date.now()) }
+        first = { ...(await sampleOf()), rssMb: rssOver(Date.now()), pg: pgOver(Date.now()) }
         await new Promise((r) => setTimeout(r, Math.max(0, end - 2_000 - Date.now())))
-        last = { ...(await sampleOf()), rssMb: rssOver(Date.now()) }
+        last = { ...(await sampleOf()), rssMb: rssOver(Date.now()), pg: pgOver(Date.now()) }
         clearInterval(rssSampler)
+        await pgReader?.dispose()
       })()
       const every = async (periodMs: number, action: (n: number) => Promise<void>) => {
         for (let n = 0; Date.now() < end; n++) {
@@ -445,7 +465,7 @@ try {
         const all = rssSamples.map((sample) => sample.rssMb[i]!)
         return `${Math.min(...all)}-${Math.max(...all)} MB`
       })
-      console.log(`soak RSS samples every 2 s [api, worker]: ${range.join(", ")} over the whole soak; readings below are medians over ${(windowMs / 1000).toFixed(0)} s`)
+      console.log(`soak RSS samples every 2 s [api, worker]: ${range.join(", ")} over the whole soak; readings below are medians over ${(windowMs / 1000).toFixed(0)} s (PostgreSQL connections: the most held in that time)`)
       console.log(`soak resources [api, worker] at ${firstAtS.toFixed(0)} s ${JSON.stringify(first)} and at ${soakSeconds - 2} s ${JSON.stringify(last)}: ${flat && errors === 0 ? "MET" : "MISSED"} (target: RSS, fds, Chromium processes, PostgreSQL connections flat within 10%; no error)`)
     } finally {
       receiver.close()

@@ -235,9 +235,11 @@ export const drive = (batchId: string, options: RunnerOptions = {}): Effect.Effe
           ? pageOf(batch.org_id, outcome.result, Date.now())
           : undefined
         if (follow === null) {
+          // Queued for the next group; its commit is awaited at the chunk's end, so the page's slot goes to the next
+          // page while the group is written (waiting here held a slot idle for a write, and the drive stalled).
           const done = yield* Deferred.make<void, SqlError>()
           yield* Queue.offer(writes, [{ seq: pending.seq, state, record: made ?? null, ocr, code, entry, indexed }, done])
-          yield* Deferred.await(done)
+          return done
         } else {
           // One statement (one round trip, atomic): the record only if the page is still pending, then its links and
           // the batch's counters only if the record was written; the page's cache entry and index row in any case.
@@ -272,6 +274,7 @@ export const drive = (batchId: string, options: RunnerOptions = {}): Effect.Effe
             : yield* Effect.catchAll(writeCrawled(true), (error) =>
               Effect.zipRight(Effect.logWarning("batch: page index row refused, page written without it", error), writeCrawled(false)))
           pages -= links.length - Number(counted?.added ?? 0)
+          return undefined
         }
       })
 
@@ -282,12 +285,13 @@ export const drive = (batchId: string, options: RunnerOptions = {}): Effect.Effe
         WHERE batch_id = ${batchId} AND state = 'pending' AND seq > ${after} ORDER BY seq LIMIT 200`
       if (chunk.length === 0) break
       after = chunk[chunk.length - 1]!.seq
-      yield* Effect.forEach(chunk, (pending) =>
+      const written = yield* Effect.forEach(chunk, (pending) =>
         // Decided as each page starts, not when the chunk is read: a cancel or a lost lease stops the rest of it.
-        Effect.suspend(() => cancelling || lost ? Effect.void : record(pending)), {
-        concurrency: options.concurrency ?? 8,
-        discard: true
+        Effect.suspend(() => cancelling || lost ? Effect.succeed(undefined) : record(pending)), {
+        concurrency: options.concurrency ?? 8
       })
+      // Every record of the chunk is committed (or the drive fails, and its retry reads the pages still pending).
+      yield* Effect.forEach(written, (done) => done === undefined ? Effect.void : Deferred.await(done), { discard: true })
     }
     if (lost) return
     yield* settle(batchId, cancelling ? "cancelled" : "completed", options)

@@ -30,19 +30,25 @@ const rssMb = (pid: number): number => {
   return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024
 }
 
-/** Runs `args` with node until it answers `url`, then samples its RSS for the settle time: the last and the highest, MB. */
-const measure = async (args: ReadonlyArray<string>, env: Record<string, string>, url: string, settleMs: number): Promise<{ last: number; peak: number }> => {
+/**
+ * Runs `args` with node until the address it says it listens on (a free port, so no other process can answer for it)
+ * answers `path`, then samples its RSS for the settle time: the last and the highest, MB.
+ */
+const measure = async (args: ReadonlyArray<string>, env: Record<string, string>, path: string, settleMs: number): Promise<{ last: number; peak: number }> => {
   // Without NODE_OPTIONS: `npm run bench` adds a source condition that `npm start` does not have.
   const { NODE_OPTIONS: _, ...inherited } = process.env
-  const child = spawn(process.execPath, [...args], { env: { ...inherited, ...env }, stdio: ["ignore", "ignore", "pipe"] })
-  let stderr = ""
-  child.stderr.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)))
+  const child = spawn(process.execPath, [...args], { env: { ...inherited, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+  let output = ""
+  const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-8000))
+  child.stdout.on("data", keep)
+  child.stderr.on("data", keep)
   try {
     const deadline = Date.now() + 120_000
     for (;;) {
-      if (child.exitCode !== null) throw new Error(`exited ${child.exitCode}: ${stderr}`)
-      if (Date.now() > deadline) throw new Error(`no answer at ${url} within 120 s: ${stderr}`)
-      const ok = await fetch(url).then((r) => r.ok, () => false)
+      if (child.exitCode !== null) throw new Error(`exited ${child.exitCode}: ${output}`)
+      if (Date.now() > deadline) throw new Error(`no answer at ${path} within 120 s: ${output}`)
+      const origin = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1]
+      const ok = origin !== undefined && await fetch(`${origin}${path}`).then((r) => r.ok, () => false)
       if (ok) break
       await sleep(250)
     }
@@ -62,18 +68,17 @@ const measure = async (args: ReadonlyArray<string>, env: Record<string, string>,
 
 const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
-const port = 3900 + (process.pid % 90)
-const bareSource = `require("node:http").createServer((q, s) => s.end("ok")).listen(${port}, "127.0.0.1")`
+const bareSource = `const s = require("node:http").createServer((q, r) => r.end("ok")).listen(0, "127.0.0.1", () => console.log("listening on http://127.0.0.1:" + s.address().port))`
 const bare: Array<number> = []
 const sift: Array<number> = []
 const peaks: Array<number> = []
-console.log(`bench/idle: ${runs} runs, RSS read ${settleMs / 1000} s after /health; ${fromSources ? "from sources through tsx (no build found: run npm install)" : "the built server"}; load ${os.loadavg().map((x) => x.toFixed(1)).join(" ")}`)
+console.log(`bench/idle: ${runs} runs, RSS read each second for ${settleMs / 1000} s after /ready; ${fromSources ? "from sources through tsx (no build found: run npm install)" : "the built server"}; load ${os.loadavg().map((x) => x.toFixed(1)).join(" ")}`)
 for (let i = 0; i < runs; i++) {
-  bare.push((await measure(["-e", bareSource], {}, `http://127.0.0.1:${port}/`, 3000)).last)
+  bare.push((await measure(["-e", bareSource], {}, "/", 3000)).last)
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sift-bench-idle-"))
   try {
     const entry = fromSources ? ["--conditions=@sift/source", "--import", "tsx", path.join(root, "packages/http/src/bin.ts")] : [built]
-    const { last, peak } = await measure([...entry, "serve"], { SIFT_DATA_DIR: dataDir, SIFT_PORT: String(port), SIFT_LOG_LEVEL: "warn" }, `http://127.0.0.1:${port}/ready`, settleMs)
+    const { last, peak } = await measure([...entry, "serve"], { SIFT_DATA_DIR: dataDir, SIFT_PORT: "0", SIFT_LOG_LEVEL: "info" }, "/ready", settleMs)
     sift.push(last)
     peaks.push(peak)
   } finally {

@@ -17,22 +17,46 @@ export type Verdict =
 interface Signature {
   readonly kind: "challenge" | "captcha" | "botWall"
   readonly test: RegExp
+  /** Lower-case words of which every match of `test` contains one: a page with none of them is not scanned with it. */
+  readonly hints: ReadonlyArray<string>
   readonly detail: string
 }
 
 const signatures: ReadonlyArray<Signature> = [
-  { kind: "challenge", test: /<title>\s*Just a moment\.\.\.\s*<\/title>|cf-browser-verification|challenges\.cloudflare\.com\/cdn-cgi\/challenge-platform|\/cdn-cgi\/challenge-platform\/|id=["']challenge-form["']|cf_chl_opt/i, detail: "a Cloudflare challenge page" },
-  { kind: "botWall", test: /<title>\s*Attention Required! \| Cloudflare\s*<\/title>|cf-error-details[\s\S]*Sorry, you have been blocked/i, detail: "a Cloudflare block page" },
-  { kind: "captcha", test: /captcha-delivery\.com|geo\.captcha-delivery|ct\.captcha-delivery|datadome/i, detail: "a DataDome CAPTCHA" },
-  { kind: "captcha", test: /id=["']px-captcha["']|perimeterx|_pxhd|px-cdn\.net/i, detail: "a PerimeterX (HUMAN) challenge" },
-  { kind: "botWall", test: /<title>\s*Access Denied\s*<\/title>[\s\S]*(Reference #|errors\.edgesuite\.net)/i, detail: "an Akamai access-denied page" },
-  { kind: "challenge", test: /_Incapsula_Resource|incapsula incident id/i, detail: "an Imperva (Incapsula) challenge" },
-  { kind: "challenge", test: /<title>\s*(DDoS-Guard|Checking your browser[^<]*)\s*<\/title>/i, detail: "a browser-check interstitial" },
-  { kind: "captcha", test: /awswaf|aws-waf-token|<title>\s*Human Verification\s*<\/title>/i, detail: "an AWS WAF CAPTCHA" }
+  {
+    kind: "challenge",
+    test: /<title>\s*Just a moment\.\.\.\s*<\/title>|cf-browser-verification|challenges\.cloudflare\.com\/cdn-cgi\/challenge-platform|\/cdn-cgi\/challenge-platform\/|id=["']challenge-form["']|cf_chl_opt/i,
+    hints: ["just a moment...", "cf-browser-verification", "challenge-platform", "challenge-form", "cf_chl_opt"],
+    detail: "a Cloudflare challenge page"
+  },
+  {
+    kind: "botWall",
+    test: /<title>\s*Attention Required! \| Cloudflare\s*<\/title>|cf-error-details[\s\S]*Sorry, you have been blocked/i,
+    hints: ["attention required! | cloudflare", "cf-error-details"],
+    detail: "a Cloudflare block page"
+  },
+  { kind: "captcha", test: /captcha-delivery\.com|geo\.captcha-delivery|ct\.captcha-delivery|datadome/i, hints: ["captcha-delivery", "datadome"], detail: "a DataDome CAPTCHA" },
+  { kind: "captcha", test: /id=["']px-captcha["']|perimeterx|_pxhd|px-cdn\.net/i, hints: ["px-captcha", "perimeterx", "_pxhd", "px-cdn.net"], detail: "a PerimeterX (HUMAN) challenge" },
+  { kind: "botWall", test: /<title>\s*Access Denied\s*<\/title>[\s\S]*(Reference #|errors\.edgesuite\.net)/i, hints: ["access denied"], detail: "an Akamai access-denied page" },
+  { kind: "challenge", test: /_Incapsula_Resource|incapsula incident id/i, hints: ["incapsula"], detail: "an Imperva (Incapsula) challenge" },
+  { kind: "challenge", test: /<title>\s*(DDoS-Guard|Checking your browser[^<]*)\s*<\/title>/i, hints: ["ddos-guard", "checking your browser"], detail: "a browser-check interstitial" },
+  { kind: "captcha", test: /awswaf|aws-waf-token|<title>\s*Human Verification\s*<\/title>/i, hints: ["awswaf", "aws-waf-token", "human verification"], detail: "an AWS WAF CAPTCHA" }
 ]
 
 /** Widgets that make a small page a CAPTCHA wall (on a large page they are just a form's protection). */
 const captchaWidget = /class=["'][^"']*\b(g-recaptcha|h-captcha|cf-turnstile)\b|www\.google\.com\/recaptcha\/api2\/anchor|hcaptcha\.com\/captcha/i
+const captchaHints = ["g-recaptcha", "h-captcha", "cf-turnstile", "recaptcha/api2/anchor", "hcaptcha.com/captcha"]
+
+/**
+ * Every hint in one case-insensitive scan: most pages hold none, and are passed after it instead of a dozen regular
+ * expressions and a strip of their markup (about 1.2 ms of a 100 KB page, a tenth of a batch page's work). A
+ * lookahead, so a hint starting inside another is found too; the hints are ASCII, so what `/i` matches lower-cases to
+ * the hint.
+ */
+const hintPattern = new RegExp(
+  `(?=(${[...signatures.flatMap((signature) => signature.hints), ...captchaHints, "password"].map((hint) => hint.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")).join("|")}))`,
+  "gi"
+)
 
 const visibleText = (html: string) =>
   (/<body\b[^>]*>([\s\S]*)/i.exec(html)?.[1] ?? html)
@@ -43,29 +67,37 @@ const visibleText = (html: string) =>
 
 const titleOf = (html: string) => /<title\b[^>]*>([\s\S]*?)<\/title>/i.exec(html)?.[1]?.trim() ?? ""
 
+const SOFT_404_TITLE = /^(404\b|page not found|not found|error 404|this page (could not|can't|cannot) be found|page (does not|doesn't) exist)/i
+
 /** Classifies a page; undefined when it looks like content. */
 export const inspect = (page: { readonly url: string; readonly status: number; readonly html: string }): Verdict | undefined => {
   const head = page.html.slice(0, 200_000)
+  const present = new Set<string>()
+  for (const match of head.matchAll(hintPattern)) present.add(match[1]!.toLowerCase())
+  const has = (hints: ReadonlyArray<string>) => hints.some((hint) => present.has(hint))
   for (const signature of signatures) {
-    if (signature.test.test(head)) return { kind: signature.kind, detail: signature.detail }
+    if (has(signature.hints) && signature.test.test(head)) return { kind: signature.kind, detail: signature.detail }
   }
-  const text = visibleText(head)
-  const words = text.split(" ").filter((w) => w.length > 0).length
-  if (captchaWidget.test(head) && words < 150) return { kind: "captcha", detail: "a CAPTCHA wall" }
+  // The visible text and its words, read only for a page that may be a wall.
+  let text: string | undefined
+  let counted: number | undefined
+  const textOf = () => text ??= visibleText(head)
+  const words = () => counted ??= textOf().split(" ").filter((w) => w.length > 0).length
+  if (has(captchaHints) && captchaWidget.test(head) && words() < 150) return { kind: "captcha", detail: "a CAPTCHA wall" }
   const title = titleOf(head)
-  const path = (() => {
-    try {
-      return new URL(page.url).pathname
-    } catch {
-      return ""
+  if (present.has("password") && /<input\b[^>]*type=["']?password/i.test(head) && words() < 120) {
+    const path = (() => {
+      try {
+        return new URL(page.url).pathname
+      } catch {
+        return ""
+      }
+    })()
+    if (/\b(log ?in|sign ?in|anmelden|connexion)\b/i.test(title + " " + textOf()) || /\/(login|signin|sign-in|auth)\b/i.test(path)) {
+      return { kind: "loginWall", detail: "a login wall (the page is a sign-in form)" }
     }
-  })()
-  const passwordForm = /<input\b[^>]*type=["']?password/i.test(head)
-  if (passwordForm && words < 120 && (/\b(log ?in|sign ?in|anmelden|connexion)\b/i.test(title + " " + text) || /\/(login|signin|sign-in|auth)\b/i.test(path))) {
-    return { kind: "loginWall", detail: "a login wall (the page is a sign-in form)" }
   }
-  if (page.status === 200 && words < 200 &&
-    /^(404\b|page not found|not found|error 404|this page (could not|can't|cannot) be found|page (does not|doesn't) exist)/i.test(title)) {
+  if (page.status === 200 && SOFT_404_TITLE.test(title) && words() < 200) {
     return { kind: "soft404", detail: `a soft 404 (status 200, titled "${title.slice(0, 80)}")` }
   }
   return undefined

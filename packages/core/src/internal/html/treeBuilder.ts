@@ -32,6 +32,20 @@ import {
   voidElements
 } from "./elements.js"
 
+type Info = ReturnType<typeof find>
+// An attribute's schema information, remembered per name: a page repeats a few names thousands of times, and
+// `find` normalizes and looks each one up again (a visible share of parsing). Bounded: names come from the page.
+const infos = { html: new Map<string, Info>(), svg: new Map<string, Info>() }
+const infoOf = (foreign: boolean, name: string): Info => {
+  const known = foreign ? infos.svg : infos.html
+  let info = known.get(name)
+  if (info === undefined) {
+    info = find(foreign ? svgSchema : htmlSchema, name)
+    if (known.size < 5_000) known.set(name, info)
+  }
+  return info
+}
+
 type Parent = Root | Element
 
 /**
@@ -259,10 +273,10 @@ class TreeBuilder implements TokenizerCallbacks {
   }
 
   private properties(attributes: ReadonlyArray<[string, string]>): Properties {
-    const schema = this.foreign > 0 ? svgSchema : htmlSchema
+    const foreign = this.foreign > 0
     const properties: Properties = {}
     for (const [name, value] of attributes) {
-      const info = find(schema, name)
+      const info = infoOf(foreign, name)
       let result: Properties[string]
       if (info.spaceSeparated) result = value.split(spaces).filter((s) => s !== "")
       else if (info.commaSeparated) result = value.split(",").map((s) => s.trim()).filter((s) => s !== "")

@@ -9,6 +9,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { Cache } from "@sift/core/Cache"
 import { Context, Duration, Effect, FiberRef, Layer, Option, Schedule, type Scope } from "effect"
 import { LRUCache } from "lru-cache"
+import { brotliCompressSync, brotliDecompressSync, constants as zlib } from "node:zlib"
 
 /** Options of the store-backed cache. */
 export interface Options {
@@ -26,7 +27,33 @@ export const DEFAULT_RETENTION_MS = 2_592_000_000
 interface Row {
   /** Base64 (see `asText`). */
   readonly bytes: string
+  readonly encoding: string | null
   readonly storedAt: string | number | Date
+}
+
+/** The largest entry written compressed, and the most a compressed entry may expand into when read. */
+const MAX_PACKED_BYTES = 64 * 1024 * 1024
+
+/**
+ * An entry as it is written: brotli at its fastest quality when that saves a tenth or more (a 100 KB page becomes
+ * ~24 KB in ~0.3 ms, where writing it whole cost the database ~3 ms of CPU and four times the disk), else as given.
+ */
+const pack = (value: Uint8Array): { readonly text: string; readonly encoding: "br" | null } => {
+  if (value.byteLength >= 1024 && value.byteLength <= MAX_PACKED_BYTES) {
+    const packed = brotliCompressSync(value, {
+      params: { [zlib.BROTLI_PARAM_QUALITY]: 1, [zlib.BROTLI_PARAM_SIZE_HINT]: value.byteLength }
+    })
+    if (packed.byteLength <= value.byteLength * 0.9) return { text: asText(packed), encoding: "br" }
+  }
+  return { text: asText(value), encoding: null }
+}
+
+/** An entry as read; a compressed one expands into at most `MAX_PACKED_BYTES` (more throws: the read is a miss). */
+const unpack = (text: string, encoding: string | null): Uint8Array => {
+  const bytes = Buffer.from(text, "base64")
+  if (encoding === null) return new Uint8Array(bytes)
+  if (encoding !== "br") throw new Error(`cache entry in an unknown encoding: ${encoding}`)
+  return new Uint8Array(brotliDecompressSync(bytes, { maxOutputLength: MAX_PACKED_BYTES }))
 }
 
 /**
@@ -92,11 +119,14 @@ export const upsert = (
   if (byKey.size === 0) return sql`INSERT INTO cache_entries (key, value) SELECT NULL, NULL WHERE false`
   const expiresAt = new Date(Date.now() + rows.retentionMs)
   for (const key of byKey.keys()) rows.forget(key)
-  const values = [...byKey].map(([key, value]) => sql`(${key}, decode(${asText(value)}, 'base64'), ${expiresAt})`)
+  const values = [...byKey].map(([key, value]) => {
+    const packed = pack(value)
+    return sql`(${key}, decode(${packed.text}, 'base64'), ${packed.encoding}, ${expiresAt})`
+  })
   return sql`
-    INSERT INTO cache_entries (key, bytes, expires_at) VALUES ${sql.join(", ", false)(values)}
+    INSERT INTO cache_entries (key, bytes, encoding, expires_at) VALUES ${sql.join(", ", false)(values)}
     ON CONFLICT (key) DO UPDATE
-      SET value = NULL, bytes = EXCLUDED.bytes, created_at = now(), expires_at = EXCLUDED.expires_at`
+      SET value = NULL, bytes = EXCLUDED.bytes, encoding = EXCLUDED.encoding, created_at = now(), expires_at = EXCLUDED.expires_at`
 }
 
 /**
@@ -125,12 +155,12 @@ const makeWithRows = (options: Options = {}): Effect.Effect<{ cache: Cache["Type
     const fromDatabase = (key: string, maxAgeMs: number, now: number): Effect.Effect<Option.Option<{ value: Uint8Array; storedAt: number }>> =>
       Effect.gen(function*() {
         const rows = yield* sql<Row>`
-          SELECT encode(bytes, 'base64') AS bytes, (extract(epoch from created_at) * 1000)::float8 AS "storedAt"
+          SELECT encode(bytes, 'base64') AS bytes, encoding, (extract(epoch from created_at) * 1000)::float8 AS "storedAt"
           FROM cache_entries
           WHERE key = ${key} AND bytes IS NOT NULL AND (expires_at IS NULL OR expires_at > now())`
         const row = rows[0]
         if (row === undefined) return Option.none()
-        const entry = { value: new Uint8Array(Buffer.from(row.bytes, "base64")), storedAt: Math.round(toMillis(row.storedAt)) }
+        const entry = { value: unpack(row.bytes, row.encoding), storedAt: Math.round(toMillis(row.storedAt)) }
         front?.set(key, entry)
         return now - entry.storedAt <= maxAgeMs ? Option.some(entry) : Option.none()
       }).pipe(
@@ -163,11 +193,12 @@ const makeWithRows = (options: Options = {}): Effect.Effect<{ cache: Cache["Type
       Effect.gen(function*() {
         front?.delete(key)
         const expiresAt = new Date(Date.now() + retentionMs)
+        const packed = pack(value)
         const rows = yield* sql<{ storedAt: string | number }>`
-          INSERT INTO cache_entries (key, value, bytes, created_at, expires_at)
-          VALUES (${key}, NULL, decode(${asText(value)}, 'base64'), now(), ${expiresAt})
+          INSERT INTO cache_entries (key, value, bytes, encoding, created_at, expires_at)
+          VALUES (${key}, NULL, decode(${packed.text}, 'base64'), ${packed.encoding}, now(), ${expiresAt})
           ON CONFLICT (key) DO UPDATE
-            SET value = EXCLUDED.value, bytes = EXCLUDED.bytes, created_at = EXCLUDED.created_at,
+            SET value = EXCLUDED.value, bytes = EXCLUDED.bytes, encoding = EXCLUDED.encoding, created_at = EXCLUDED.created_at,
                 expires_at = EXCLUDED.expires_at
           RETURNING (extract(epoch from created_at) * 1000)::float8 AS "storedAt"`
         const storedAt = rows[0]?.storedAt

@@ -90,6 +90,36 @@ for (const backend of backends) {
           expect(text(yield* reader.get(twice, 60_000))).toEqual(Option.some("new"))
         })))
 
+      it.effect("a page is stored compressed (brotli) and read back exactly; a damaged or oversized compressed row is a miss", () =>
+        Effect.scoped(Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          const page = bytes(`<html><body>${Array.from({ length: 2_000 }, (_, i) => `<p>Paragraph ${i} of an ordinary article.</p>`).join("")}</body></html>`)
+          const [direct, upserted, damaged, bomb, unknown] = [`k_${unique()}`, `k_${unique()}`, `k_${unique()}`, `k_${unique()}`, `k_${unique()}`]
+          const writer = yield* CacheStore.make({ memoryBytes: 0 })
+          yield* writer.set(direct, page)
+          const rows = CacheStore.Rows.of({ retentionMs: 60_000, forget: () => {} })
+          yield* sql`WITH c AS (${CacheStore.upsert(sql, rows, [{ key: upserted, value: page }, { key: damaged, value: page }])}) SELECT 1`
+          const stored = yield* sql<{ key: string; encoding: string | null; size: number }>`
+            SELECT key, encoding, octet_length(bytes)::int AS size FROM cache_entries WHERE key IN (${direct}, ${upserted}) ORDER BY key`
+          expect(stored.map((row) => row.encoding)).toEqual(["br", "br"])
+          for (const row of stored) expect(row.size).toBeLessThan(page.byteLength / 5)
+          const reader = yield* CacheStore.make({ memoryBytes: 0 })
+          for (const key of [direct, upserted]) expect(Buffer.from(Option.getOrThrow(yield* reader.get(key, 60_000)).value).equals(Buffer.from(page))).toBe(true)
+          // Damaged bytes, a compressed entry that would expand past the bound (64 MiB of zeros), an unknown encoding.
+          yield* sql`UPDATE cache_entries SET bytes = substring(bytes from 1 for 100) WHERE key = ${damaged}`
+          const zeros = (yield* Effect.promise(() => import("node:zlib"))).brotliCompressSync(new Uint8Array(64 * 1024 * 1024 + 1))
+          yield* sql`INSERT INTO cache_entries (key, bytes, encoding, expires_at) VALUES (${bomb}, decode(${zeros.toString("base64")}, 'base64'), 'br', now() + interval '1 hour')`
+          yield* sql`INSERT INTO cache_entries (key, bytes, encoding, expires_at) VALUES (${unknown}, decode('AAEC', 'base64'), 'zstd', now() + interval '1 hour')`
+          for (const key of [damaged, bomb, unknown]) expect(Option.isNone(yield* reader.get(key, 60_000))).toBe(true)
+          // Bytes that do not compress are stored as given.
+          const noise = Uint8Array.from({ length: 50_000 }, () => Math.floor(Math.random() * 256))
+          const noisy = `k_${unique()}`
+          yield* writer.set(noisy, noise)
+          const [raw] = yield* sql<{ encoding: string | null; size: number }>`SELECT encoding, octet_length(bytes)::int AS size FROM cache_entries WHERE key = ${noisy}`
+          expect(raw).toEqual({ encoding: null, size: 50_000 })
+          expect(Buffer.from(Option.getOrThrow(yield* reader.get(noisy, 60_000)).value).equals(Buffer.from(noise))).toBe(true)
+        })))
+
       it.effect("expires entries past the retention and sweeps them from the table", () =>
         Effect.scoped(Effect.gen(function*() {
           const sql = yield* SqlClient.SqlClient

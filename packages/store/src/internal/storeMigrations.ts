@@ -35,10 +35,14 @@ const cacheEntriesBytes = Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql`ALTER TABLE cache_entries ALTER COLUMN value DROP NOT NULL`
   ))
 
+// Entries are written compressed (brotli) when that pays: `encoding` says how (NULL: the bytes as given).
+const cacheEntriesEncoding = Effect.flatMap(SqlClient.SqlClient, (sql) => sql`ALTER TABLE cache_entries ADD COLUMN encoding text`)
+
 /** The store's migrations, by id. */
 export const storeMigrations = {
   "0001_blobs": blobs,
   "0002_cache_entries": cacheEntries,
   "0003_cache_entries_bytes": cacheEntriesBytes,
-  "0004_url_index": urlIndex
+  "0004_url_index": urlIndex,
+  "0005_cache_entries_encoding": cacheEntriesEncoding
 }

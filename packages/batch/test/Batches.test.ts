@@ -17,7 +17,7 @@ import type { AddressInfo } from "node:net"
 import { randomBytes } from "node:crypto"
 import { gunzipSync } from "node:zlib"
 import { afterAll, beforeAll } from "vitest"
-import { backends, title, unique } from "../../store/test/support/backends.js"
+import { backends, jobsSchema, title, unique } from "../../store/test/support/backends.js"
 import { BatchCredits } from "../src/BatchCredits.js"
 import { BatchRefused } from "../src/BatchErrors.js"
 import * as BatchRunner from "../src/BatchRunner.js"
@@ -83,7 +83,7 @@ const environment = (backend: (typeof backends)[number], cache: "memory" | "stor
       ),
       ctx
     ))
-  const jobs = JobQueue.layer({ queues: [Batches.QUEUE, Deliveries.QUEUE], supervise: false })
+  const jobs = JobQueue.layer({ queues: [Batches.QUEUE, Deliveries.QUEUE], supervise: false, schema: jobsSchema() })
   // The service's cache: rows in the same database with a memory front.
   return cache === "store"
     ? Layer.mergeAll(ledger, BlobStore.layerSql, jobs, CacheStore.layer()).pipe(Layer.provideMerge(storage), Layer.provideMerge(fetcher))

@@ -127,6 +127,12 @@ const nonEmptyRedacted = (name: string) =>
     Config.map(Option.filter((value) => Redacted.value(value) !== ""))
   )
 
+/** `SIFT_JOBS_SCHEMA`: pg-boss's schema on PostgreSQL (default `pgboss`). */
+export const jobsSchemaConfig = Config.string("SIFT_JOBS_SCHEMA").pipe(
+  Config.validate({ message: "expected a schema name: a letter or _, then letters, digits or _ (at most 50)", validation: (name) => /^[A-Za-z_][A-Za-z0-9_]{0,49}$/.test(name) }),
+  Config.withDefault("pgboss")
+)
+
 /**
  * The server configuration from `SIFT_*` variables and `DATABASE_URL`.
  *
@@ -158,10 +164,7 @@ export const config: Config.Config<ServiceConfig> = Config.all({
   queueConcurrency,
   metrics: Config.boolean("SIFT_METRICS").pipe(Config.withDefault(false)),
   metricsToken: nonEmptyRedacted("SIFT_METRICS_TOKEN"),
-  jobsSchema: Config.string("SIFT_JOBS_SCHEMA").pipe(
-    Config.validate({ message: "expected a schema name: a letter or _, then letters, digits or _ (at most 50)", validation: (name) => /^[A-Za-z_][A-Za-z0-9_]{0,49}$/.test(name) }),
-    Config.withDefault("pgboss")
-  )
+  jobsSchema: jobsSchemaConfig
 })
 
 /**

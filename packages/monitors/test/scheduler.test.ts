@@ -15,6 +15,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, inject } from "vitest"
+import { jobsSchema } from "../../store/test/support/backends.js"
 import * as Slots from "../src/internal/monitors/slots.js"
 import { migrations } from "../src/Migrations.js"
 import * as MonitorScheduler from "../src/MonitorScheduler.js"
@@ -26,7 +27,7 @@ afterAll(() => made.forEach((dir) => fs.rmSync(dir, { recursive: true, force: tr
 
 const migrated = <E>(storage: Layer.Layer<SqlClient.SqlClient | Sql.Database, E>) =>
   Layer.provideMerge(
-    JobQueue.layer({ queues: [Monitors.RUN_QUEUE], supervise: false }),
+    JobQueue.layer({ queues: [Monitors.RUN_QUEUE], supervise: false, schema: jobsSchema() }),
     Layer.tap(storage, (ctx) => Effect.provide(Migrations.run({ monitors: migrations }), ctx))
   )
 
@@ -210,7 +211,7 @@ describe.skipIf(databaseUrl === undefined)("ticks on PostgreSQL from two replica
       // The database is shared with other suites' servers: these monitors of no real organization go again.
       yield* Effect.flatMap(SqlClient.SqlClient, (sql) =>
         Effect.all([
-          sql`DELETE FROM pgboss.job WHERE name = ${Monitors.RUN_QUEUE} AND data->>'runId' IN (SELECT id FROM monitor_runs WHERE org_id = ${org})`,
+          sql`DELETE FROM ${sql(jobsSchema())}.job WHERE name = ${Monitors.RUN_QUEUE} AND data->>'runId' IN (SELECT id FROM monitor_runs WHERE org_id = ${org})`,
           sql`DELETE FROM monitor_runs WHERE org_id = ${org}`,
           sql`DELETE FROM monitors WHERE org_id = ${org}`
         ], { discard: true })).pipe(Effect.provide(replicaA))

@@ -425,7 +425,7 @@ describe("brand retrieval of cold sites that need a browser (warm browser)", () 
     const queued = await sdk.utility.prefetch({ type: "styleguide", identifier: { domain: styled } })
     expect([queued.status, queued.type, queued.key_metadata?.credits_consumed]).toEqual(["ok", "styleguide", 0])
     const jobs = await service.run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
-      sql<{ data: unknown }>`SELECT data FROM pgboss.job WHERE name = 'brand-prefetch'`))
+      sql<{ data: unknown }>`SELECT data FROM ${sql(service.jobsSchema)}.job WHERE name = 'brand-prefetch'`))
     expect(jobs.map((job) => typeof job.data === "string" ? JSON.parse(job.data) : job.data)).toContainEqual({ type: "styleguide", domain: styled, timeoutMs: 60_000 })
     console.log(`brand retrieve, cold site rendered with a warm browser: median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(0)} ms over ${times.length} (min ${sorted[0]!.toFixed(0)}, max ${sorted[sorted.length - 1]!.toFixed(0)})`)
   }, 120_000)

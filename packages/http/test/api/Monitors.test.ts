@@ -567,7 +567,7 @@ for (const backend of backends) {
       const leftAt = new Date(Date.now() - 16 * 60_000)
       await sql((sql) => sql`UPDATE monitor_runs SET status = 'running', started_at = ${leftAt}, completed_at = NULL WHERE id = ${created.initial_run_id!}`)
       const hitsBefore = site.hits.get(path) ?? 0
-      await sql((sql) => sql`INSERT INTO pgboss.job (name, data) VALUES ('monitor-run', ${JSON.stringify({ runId: created.initial_run_id })}::jsonb)`)
+      await sql((sql) => sql`INSERT INTO ${sql(service.jobsSchema)}.job (name, data) VALUES ('monitor-run', ${JSON.stringify({ runId: created.initial_run_id })}::jsonb)`)
       const rerun = await eventually(async () => {
         const run = (await client.monitors.listRuns(created.id)).data.find((r) => r.id === created.initial_run_id)
         return run?.status === "completed" ? run : undefined
@@ -584,7 +584,7 @@ for (const backend of backends) {
       const busyId = manual.body.run_id as string
       const recent = new Date(Date.now() - 60_000)
       await sql((sql) => sql`UPDATE monitor_runs SET status = 'running', started_at = ${recent}, completed_at = NULL WHERE id = ${busyId}`)
-      await sql((sql) => sql`INSERT INTO pgboss.job (name, data) VALUES ('monitor-run', ${JSON.stringify({ runId: busyId })}::jsonb)`)
+      await sql((sql) => sql`INSERT INTO ${sql(service.jobsSchema)}.job (name, data) VALUES ('monitor-run', ${JSON.stringify({ runId: busyId })}::jsonb)`)
       await new Promise((r) => setTimeout(r, 3_000))
       const still = (await client.monitors.listRuns(created.id)).data.find((r) => r.id === busyId)
       expect(still?.status).toBe("running")

@@ -255,7 +255,7 @@ for (const backend of backends) {
       ])
       // Each poll was a pg-boss job of the news-poll queue, one per feed (its URL the singleton key), completed.
       const jobs = () => service.run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
-        sql<{ url: string; state: string }>`SELECT data->>'url' AS url, state FROM pgboss.job WHERE name = 'news-poll' AND created_on >= ${startedAt} ORDER BY 1`))
+        sql<{ url: string; state: string }>`SELECT data->>'url' AS url, state FROM ${sql(service.jobsSchema)}.job WHERE name = 'news-poll' AND created_on >= ${startedAt} ORDER BY 1`))
       await expect.poll(jobs, { timeout: 10_000 }).toEqual([{ url: "http://daily.test/atom", state: "completed" }, { url: "http://wire.test/rss", state: "completed" }])
     }, 60_000)
   })

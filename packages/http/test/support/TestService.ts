@@ -16,10 +16,13 @@ import type * as SqlClient from "@effect/sql/SqlClient"
 import { ConfigProvider, Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import * as App from "../../src/App.js"
 import * as Server from "../../src/Server.js"
+import { jobsSchema as testJobsSchema } from "../../../store/test/support/backends.js"
 
 export interface TestService {
   /** `http://127.0.0.1:<port>/v1` */
   readonly baseUrl: string
+  /** pg-boss's schema (`pgboss` on PGlite); a test reading the job table directly reads this one. */
+  readonly jobsSchema: string
   readonly run: <A, E>(effect: Effect.Effect<A, E, Auth.Accounts.Accounts | Auth.ApiKeys.ApiKeys | Auth.CreditLedger.CreditLedger | SqlClient.SqlClient>) => Promise<A>
   /** Creates an organization (with its credits set when given) and a key; returns the secret and ids. */
   readonly key: (options?: {
@@ -67,7 +70,16 @@ export const start = async (options: {
   )
   // Webhook receivers of the tests are local; the monitor scheduler ticks every second.
   // Suites register many agents and clients from one address on a shared database: their own limit test sets it low.
-  const env = new Map(Object.entries({ SIFT_ALLOW_PRIVATE_TARGETS: String(options.allowPrivateTargets ?? true), SIFT_MONITOR_TICK_MS: "1000", SIFT_REGISTRATIONS_PER_MINUTE: "100000", ...options.env }))
+  // On PostgreSQL each vitest worker has a job queue of its own (`jobsSchema`): otherwise a file's worker takes another
+  // file's jobs, such as a URL enrichment of a fixture host its host rules cannot resolve.
+  const jobsSchema = options.databaseUrl === undefined ? "pgboss" : options.env?.SIFT_JOBS_SCHEMA ?? testJobsSchema()
+  const env = new Map(Object.entries({
+    SIFT_ALLOW_PRIVATE_TARGETS: String(options.allowPrivateTargets ?? true),
+    SIFT_MONITOR_TICK_MS: "1000",
+    SIFT_REGISTRATIONS_PER_MINUTE: "100000",
+    SIFT_JOBS_SCHEMA: jobsSchema,
+    ...options.env
+  }))
   const config = Layer.setConfigProvider(ConfigProvider.fromMap(env).pipe(ConfigProvider.orElse(() => ConfigProvider.fromEnv())))
   const live = Layer.mergeAll(App.layerApi.pipe(Layer.provide(config)), Auth.layer, HttpServer.layerContext).pipe(
     Layer.provideMerge(platform),
@@ -79,6 +91,7 @@ export const start = async (options: {
   const run: TestService["run"] = (effect) => runtime.runPromise(effect)
   return {
     baseUrl: `http://127.0.0.1:${address.port}/v1`,
+    jobsSchema,
     run,
     key: (opts = {}) =>
       run(Effect.gen(function*() {

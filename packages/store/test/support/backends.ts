@@ -38,3 +38,11 @@ export const title = (backend: Backend): string =>
 
 /** A short random suffix so tests sharing one PostgreSQL database never see each other's tables or queues. */
 export const unique = (): string => Math.random().toString(36).slice(2, 10)
+
+/**
+ * pg-boss's schema for this vitest worker of this run on PostgreSQL (ignored on PGlite): test files running side by
+ * side on the one database (in this run or another) would otherwise take each other's jobs (a worker of one file
+ * running another's monitor or URL enrichment with its own fixtures). Services started one after another in a file
+ * share it. The global setup drops a run's schemas at its end.
+ */
+export const jobsSchema = (): string => `pgboss_r${inject("jobsRun")}_w${process.env.VITEST_POOL_ID ?? "0"}`

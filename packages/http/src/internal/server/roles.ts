@@ -8,7 +8,7 @@ import { JobQueue } from "@sift/store"
 import { Deliveries } from "@sift/webhooks"
 import { Effect, Layer, Option } from "effect"
 import { CurrentMetrics } from "../../Metrics.js"
-import { CurrentConfig } from "../../ServiceConfig.js"
+import { CurrentConfig, jobsSchemaConfig } from "../../ServiceConfig.js"
 import * as Tracing from "../../Tracing.js"
 
 /** `JobQueue.layer` with the role's `work` (no configuration: `all`, the packages' own concurrency). */
@@ -23,7 +23,8 @@ export const layerJobQueue = (options: JobQueue.LayerOptions = {}) =>
         // Shutdown is bounded once: running jobs get the same time as requests in flight, then pg-boss fails them
         // back to the queue (retried by whichever worker polls next).
         stopTimeout: options.stopTimeout ?? config?.shutdownTimeoutMs,
-        schema: options.schema ?? config?.jobsSchema
+        // Without the server's configuration (the API layer embedded, as in tests), `SIFT_JOBS_SCHEMA` is read here.
+        schema: options.schema ?? config?.jobsSchema ?? (yield* Effect.orDie(jobsSchemaConfig))
       })
       // A job carries the trace context of the span that queued it (while tracing is on), for its own span's link.
       const send: JobQueue.JobQueueShape["send"] = (name, data, sendOptions) =>

@@ -210,7 +210,7 @@ export const drive = (batchId: string, options: RunnerOptions = {}): Effect.Effe
         })
         const outcome: Crawler.PageOutcome = request._tag === "Left"
           ? { _tag: "Failed", error: request.left }
-          : yield* Effect.provideService(Crawler.visit(gate, pending.url, request.right, { pdfShouldParse }), Cache.Cache, deferring)
+          : yield* Effect.provideService(Crawler.visit(gate, pending.url, request.right, { pdfShouldParse, links: follow !== null }), Cache.Cache, deferring)
         const made = Records.of(identity, batch.format, outcome)
         const state = made === undefined ? "skipped" : made.status === "ok" ? "ok" : "error"
         const ocr = outcome._tag === "Scraped" ? outcome.ocrPages : 0

@@ -194,13 +194,18 @@ export const visit = (
   gate: HostGate.HostGate,
   url: string,
   request: ScrapeRequest.ScrapeRequest,
-  options: { readonly pdfShouldParse?: boolean | undefined; readonly retries?: number | undefined }
+  options: {
+    readonly pdfShouldParse?: boolean | undefined
+    readonly retries?: number | undefined
+    /** False: the outcome's `links` stay empty (a list of URLs follows none; reading them is a share of a page's work). */
+    readonly links?: boolean | undefined
+  }
 ): Effect.Effect<PageOutcome, never, Fetcher | Cache> =>
   Effect.gen(function*() {
     if (!(yield* gate.allows(url))) return { _tag: "Skipped", reason: "robots" } as const
     const retries = options.retries ?? defaults.retries
     for (let attempt = 0;; attempt++) {
-      const read = yield* Effect.either(gate.withSlot(url, Pipeline.runOutcome(request, { pdfShouldParse: options.pdfShouldParse, links: true })))
+      const read = yield* Effect.either(gate.withSlot(url, Pipeline.runOutcome(request, { pdfShouldParse: options.pdfShouldParse, links: options.links ?? true })))
       if (Either.isRight(read)) {
         const { document, links, result } = read.right
         return { _tag: "Scraped", result, ocrPages: document.ocrPages, links } as const

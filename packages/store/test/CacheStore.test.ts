@@ -120,6 +120,17 @@ for (const backend of backends) {
           expect(Buffer.from(Option.getOrThrow(yield* reader.get(noisy, 60_000)).value).equals(Buffer.from(noise))).toBe(true)
         })))
 
+      it.effect("reads made together (one statement for the group) each get their own entry: hits, misses, one key twice", () =>
+        Effect.scoped(Effect.gen(function*() {
+          const writer = yield* CacheStore.make({ memoryBytes: 0 })
+          const keys = Array.from({ length: 40 }, () => `k_${unique()}`)
+          yield* Effect.forEach(keys.filter((_, i) => i % 3 !== 0), (key) => writer.set(key, bytes(`value of ${key}`)), { concurrency: 8 })
+          const reader = yield* CacheStore.make({ memoryBytes: 0 })
+          const asked = [...keys, keys[1]!, keys[3]!]
+          const read = yield* Effect.forEach(asked, (key) => reader.get(key, 60_000), { concurrency: "unbounded" })
+          expect(read.map(text)).toEqual(asked.map((key) => keys.indexOf(key) % 3 === 0 ? Option.none() : Option.some(`value of ${key}`)))
+        })))
+
       it.effect("expires entries past the retention and sweeps them from the table", () =>
         Effect.scoped(Effect.gen(function*() {
           const sql = yield* SqlClient.SqlClient

@@ -372,9 +372,7 @@ const writeParts = (batchId: string, blobs: BlobStore["Type"], partRecords: numb
     })
     let after = 0
     while (true) {
-      const rows = yield* sql<{ seq: number; record: string }>`
-        SELECT seq, record::text AS record FROM batch_pages WHERE batch_id = ${batchId} AND record IS NOT NULL AND seq > ${after}
-        ORDER BY seq LIMIT 200`
+      const rows = yield* sql<{ seq: number; record: string }>`${Records.pageAfter(sql, batchId, after, 200)}`
       if (rows.length === 0) break
       after = rows[rows.length - 1]!.seq
       for (const row of rows) {

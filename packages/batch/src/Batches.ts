@@ -21,6 +21,7 @@ import { BatchCredits } from "./BatchCredits.js"
 import { BatchRefused } from "./BatchErrors.js"
 import type * as BatchSpec from "./BatchSpec.js"
 import * as Intake from "./internal/intake.js"
+import * as Records from "./internal/records.js"
 import * as Views from "./internal/views.js"
 
 /** The pg-boss queue that drives batches: one job keeps a batch moving until it settles. */
@@ -297,9 +298,8 @@ export const results = (owner: Owner, id: string, page: { readonly cursor?: stri
     if (!Number.isSafeInteger(after) || after < 0) {
       return yield* new Errors.InvalidRequest({ reason: "Invalid", field: "cursor", detail: "is not a cursor this API returned" })
     }
-    const rows = yield* sql<{ seq: number; record: string; size: number }>`
-      SELECT seq, record::text AS record, octet_length(record::text) AS size FROM batch_pages
-      WHERE batch_id = ${id} AND seq > ${after} AND record IS NOT NULL ORDER BY seq LIMIT ${page.limit + 1}`
+    const read = yield* sql<{ seq: number; record: string }>`${Records.pageAfter(sql, id, after, page.limit + 1)}`
+    const rows = read.map((row) => ({ ...row, size: Buffer.byteLength(row.record) }))
     const data: Array<unknown> = []
     let bytes = 0
     let last = after

@@ -2,6 +2,8 @@
  * A page's result record (wave2 §1.5: `Ok | Error`), as `GET /batch/{id}/results` pages it and each NDJSON line holds
  * it. Made once, when the page is read, and stored as is: the JSON page and the files can never disagree.
  */
+import type * as SqlClient from "@effect/sql/SqlClient"
+import type { Fragment } from "@effect/sql/Statement"
 import type { Crawler } from "@sift/core"
 
 /** What was given with a page's URL. */
@@ -57,3 +59,15 @@ export const of = (
     }
   }
 }
+
+/**
+ * The statement reading a batch's stored records after `after` (a seq), `limit` of them in order, as their JSON text.
+ * The records' seqs are chosen first, alone: chosen with the records, a plan that sorts (PGlite never analyzes a table,
+ * so its estimates are a fresh table's) turned every remaining record into text to keep 200 of them, and a 10,000-page
+ * batch's settlement cost minutes.
+ */
+export const pageAfter = (sql: SqlClient.SqlClient, batchId: string, after: number, limit: number): Fragment => sql`
+  SELECT p.seq, p.record::text AS record
+  FROM (SELECT seq FROM batch_pages WHERE batch_id = ${batchId} AND record IS NOT NULL AND seq > ${after} ORDER BY seq LIMIT ${limit}) s
+  JOIN batch_pages p ON p.batch_id = ${batchId} AND p.seq = s.seq
+  ORDER BY p.seq`

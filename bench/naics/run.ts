@@ -4,9 +4,9 @@
  * precision of "high" confidence, and latency, for the default classifier and a BM25 baseline over the NAICS titles
  * and descriptions run in the same script. Dev (tuned on) and held-out (every third company, never tuned on) are
  * reported apart, and the held-out companies appended for issue 23 once more on their own. Tuning batches 2-15
- * (`tuningBatch2.ts`: lists of their own, outside the split) are reported one by one; 2-13 were tuned on in full, 14
- * and 15 (a fresh sample over all sectors) measure ranking changes first. Each batch's commit gives how it read before
- * any tuning on it. Every page is checked not to name its company's code or official title.
+ * (`tuningBatch2.ts`: lists of their own, outside the split, tuned on in full; 14 and 15, a fresh sample over all
+ * sectors, were first used untuned to compare ranking strategies) are reported one by one; each batch's commit gives
+ * how it read before any tuning on it. Every page is checked not to name its company's code or official title.
  *
  * Run: `npx tsx bench/naics/run.ts [--misses]`
  */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import * as CompanyEvidence from "../../src/CompanyEvidence.js"
+import { modelOf } from "../../src/internal/naics/activity.js"
 import * as NaicsClassifier from "../../src/NaicsClassifier.js"
 
 /** A one-page company from plain parts (written here, independent of the evaluation set). */
@@ -269,6 +270,51 @@ describe("NaicsClassifier", () => {
       .toBe("541211")
     expect(top(company("Bluepeak", "Managed IT for small offices.", ["Help desk, Microsoft 365 and network support on a monthly contract."]))[0]!.code)
       .toBe("541512")
+  })
+
+  it("knows trades by the words their own sites use: radio, water utilities, aquariums, trash haulers, ad agencies", () => {
+    const first = (title: string, description: string, paragraphs: ReadonlyArray<string>) => top(company(title, description, paragraphs))[0]!.code
+    // Each was ranked below a look-alike before: a newspaper ("local news"), bottled water, animal farming, scrap
+    // recycling, media buying.
+    expect(first("KZLX 104.3 – Today's Country", "Today's best country, the morning show and high school football for the valley.",
+      ["Listen live on our app.", "Reach 50,000 listeners a week with your ad."])).toBe("516110")
+    expect(first("Pine Hollow Water Co.", "Clean drinking water for 12,000 homes and businesses since 1911.",
+      ["Read our water quality report.", "We are replacing old water mains on Elm Street this summer."])).toBe("221310")
+    expect(first("Bayfront Aquarium", "Sharks, penguins and thousands of animals from the reef and the open ocean.",
+      ["Walk through the shark tunnel and meet our rescued sea otters.", "Adult admission $29.95."])).toBe("712130")
+    expect(first("Curbside Crew", "Trash and recycling pickup for homes and businesses.", ["Front-load containers for restaurants.", "Check your route day."]))
+      .toBe("562111")
+    expect(first("Northwind Creative", "A creative shop for brands that want to be remembered.",
+      ["We write the campaigns, shoot TV and social spots and buy the media."])).toBe("541810")
+  })
+
+  it("reads a farm-machinery distributor as one (not the hay its machines bale) and a grill with table service as a restaurant", () => {
+    const dealer = top(company("Prairie Implement Supply", "Distributor of tractors and planters, hay equipment and parts to dealers across Kansas.",
+      ["Farm equipment parts shipped the same day from our warehouse."]))
+    expect(dealer[0]!.code).toBe("423820")
+    expect(dealer[0]!.code).not.toBe("111940")
+    const grill = top(company("Ember Grill House", "Steaks from the wood-fired grill and a long wine list, served at the table.",
+      ["Reservations for dinner Tuesday to Sunday.", "Private dining for 20."]))
+    expect(grill[0]!.code).toBe("722511")
+    expect(grill.map((r) => r.code)).toContain("722514")
+  })
+
+  it("reads a maker naming its plant with a two-word place as making what it sells through dealers", () => {
+    const evidence = company("Plainsman Trailers", "Flatbed and dump trailers for contractors and farms.",
+      ["Every trailer is welded in our Sioux Falls plant.", "Sold through 40 dealers; find a dealer near you."])
+    expect(modelOf(evidence).making).toBeGreaterThanOrEqual(2)
+    expect(top(evidence)[0]!.code).toBe("336212")
+  })
+
+  it("does not read a school whose site looks like a software product as a software publisher", () => {
+    const evidence = company("Bytewise Academy – Learn to Code", "Live online classes in web development for career changers.",
+      ["Tuition $12,000, with small cohorts taught by working engineers.", "Log in to the student dashboard; our graduates join the alumni platform.",
+        "Apply for the 14-week course. Free trial class."])
+    expect(modelOf(evidence).software).toBeGreaterThanOrEqual(4)
+    const ranked = top(evidence)
+    expect(ranked[0]!.code).not.toBe("513210")
+    expect(ranked[0]!.confidence).not.toBe("high")
+    expect(ranked.map((r) => r.code).some((c) => c.startsWith("611"))).toBe(true)
   })
 
   it("uses schema.org business types and ranks all codes with honest confidence", () => {

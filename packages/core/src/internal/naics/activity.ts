@@ -43,6 +43,10 @@ export interface Model {
   readonly arranging: number
   /** Vehicles come with their drivers: a charter or a chauffeur, not a rental. */
   readonly withDriver: number
+  /** Teaches its own students: tuition, cohorts, graduates, classes, weeks of course (a school, whatever its site's look). */
+  readonly teaching: number
+  /** Of the teaching cues, those only a school has: tuition, cohorts, graduates, admissions. */
+  readonly school: number
 }
 
 /** How many distinct cues of the list the text shows. */
@@ -57,9 +61,9 @@ const makingCues = [
   /\b(?:we|our \w+) (?:design and |design, )?(?:make|makes|made|craft|brew|distill|roast|forge|bake|pour|throw|build|mix|sew|knit|weave|mill|mash|ferment|culture|wedge|melt|print|churn|cut and sew|set type|press|presses)\b/,
   /\bhand[- ]?(?:made|poured|forged|thrown|crafted|built|tied|dyed|sewn)\b/, /\bmade (?:by hand|in our|here|on site|from scratch|to order)\b/,
   /\bsmall[- ]batch(?:es)?\b/, /\bfrom scratch\b/, /\bbuilt by hand\b/, /\bgrain to glass\b/, /\bbean to bar\b/,
-  // "Our workshop", and with a place or a word between: "our Colorado factory", "our own roastery".
-  /\bour (?:[a-z]+ )?(?:workshop|studio|factory|plant|mill|forge|roastery|creamery|distillery|brewhouse|smiths|cheesemakers|bakers|woodworkers|kitchen|caves|still|winery|cidery)\b/,
-  /\b(?:forged|roasted|brewed|distilled|baked|poured|thrown|aged|cured|milled|sewn|printed|churned|bottled|crushed|fermented|designed and sewn) (?:by|in|on|every|this|from|overnight|nightly)\b/, /\bour (?:presses|press|loft|lab|shop floor)\b/,
+  // "Our workshop", and with a place or a word or two between: "our Colorado factory", "our Grand Island plant".
+  /\bour (?:[a-z]+ ){0,2}(?:workshop|studio|factory|plant|mill|forge|roastery|creamery|distillery|brewhouse|smiths|cheesemakers|bakers|woodworkers|kitchen|caves|still|winery|cidery)\b/,
+  /\b(?:forged|roasted|brewed|distilled|baked|poured|thrown|aged|cured|milled|sewn|printed|churned|bottled|crushed|fermented|designed and sewn|welded|jig-welded|fabricated) (?:by|in|on|every|this|from|overnight|nightly)\b/, /\bour (?:presses|press|loft|lab|shop floor)\b/,
   // Lines that produce (a plant's production, bottling or canning lines), and the steps of making named in a row.
   /\b(?:production|high-speed|bottling|canning|packing|assembly) lines?\b/, /\b(?:lines|ovens|bakers|brewers|roasters|millers) (?:bake|brew|roast|mill|make|fill|bottle|can|pack)\b/,
   /\b(?:grown|picked|crushed|pressed|fermented|aged|bottled|milled|baked|brewed|distilled|roasted)(?:,? (?:and )?(?:crushed|pressed|fermented|aged|bottled|milled|baked|brewed|distilled|roasted|packed|canned))+\b/,
@@ -121,6 +125,12 @@ const arrangingCues = [
 ]
 const withDriverCues = [/\bwith (?:a |our |their )?(?:professional |experienced |licensed |uniformed )?(?:drivers?|chauffeurs?)\b/, /\bchauffeur(?:s|ed)\b/]
 
+const schoolCues = [/\btuition\b/, /\bcohorts?\b/, /\bgraduates\b|\balumni\b/, /\badmissions?\b/]
+const teachingCues = [
+  ...schoolCues, /\bclasses\b|\bcourses?\b/, /\b(?:taught|teach|teaches) by\b|\binstructors?\b/, /\bapply\b|\benrol(?:l|ls|lment)\b/,
+  /\b\d+[- ]weeks?\b/
+]
+
 const bankCues = [/\bbancorp\b|\bbancshares\b|\bbancorporation\b/, /\b(?:bank|financial) holding company\b/, /\bparent (?:company )?of [\w\s]{0,30}\bbank\b/, /\bbank subsidiar(?:y|ies)\b/]
 
 /** A price by the hour or the day: a rental. */
@@ -161,7 +171,9 @@ export const modelOf = (evidence: CompanyEvidence): Model => {
     dining: count(text, diningCues),
     managing: count(text, managingCues),
     arranging: count(text, arrangingCues),
-    withDriver: count(text, withDriverCues)
+    withDriver: count(text, withDriverCues),
+    teaching: count(text, teachingCues),
+    school: count(text, schoolCues)
   }
 }
 
@@ -295,8 +307,10 @@ export const adjustments = (evidence: CompanyEvidence): Adjustments => {
   const m = modelOf(evidence)
   const bonus = new Map<string, number>()
   const factor: Array<readonly [string, number]> = []
-  // A software product: the industry it serves is its customers', not its own.
-  if (m.software >= 4 && m.agency < 2) {
+  // A software product: the industry it serves is its customers', not its own. A school whose site looks like a
+  // product's (plans, log in, a free trial) sells teaching: tuition, cohorts and graduates are a school's alone.
+  const teaches = m.teaching >= 4 && m.school >= 2
+  if (m.software >= 4 && m.agency < 2 && !teaches) {
     if (m.hosting >= 3) add(bonus, "518210", 2 * m.hosting)
     else add(bonus, "513210", 2 * m.software)
   } else if (m.agency >= 2 && m.software >= 1) {
@@ -304,6 +318,8 @@ export const adjustments = (evidence: CompanyEvidence): Adjustments => {
   } else if (m.hosting >= 3) {
     add(bonus, "518210", 2 * m.hosting)
   }
+  // What a school teaches (software, coding, cloud) is its courses' subject, not its trade.
+  if (teaches) factor.push(["5132", 0.5], ["5415", 0.6], ["5182", 0.6])
   // A group that owns companies: the group's own activity is holding them.
   if (m.holding >= 3) {
     // A bank's parent is a bank holding company.

@@ -11,7 +11,7 @@ describe("@sift/store exports", () => {
   })
 
   it("keeps the store's own migrations and the blob interface", () => {
-    expect(Object.keys(Store.Migrations.store)).toEqual(["0001_blobs", "0002_cache_entries", "0003_cache_entries_bytes", "0004_url_index"])
+    expect(Object.keys(Store.Migrations.store)).toEqual(["0001_blobs", "0002_cache_entries", "0003_cache_entries_bytes", "0004_url_index", "0005_cache_entries_encoding"])
     expect(Object.keys(Store.Mailer.migrations).length).toBeGreaterThan(0)
     expect(Object.keys(Store.BlobStore).sort()).toEqual(["BlobStore", "layerSql", "makeSql"])
   })

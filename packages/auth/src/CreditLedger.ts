@@ -5,8 +5,8 @@
  * across the request: `reserve` updates the organization's hold counter
  * (`credit_holds`) only if its balance, read from the organization's row without locking it, covers what is already
  * held plus the new hold; `commit` charges one request, and `settle` a whole group in one transaction with a statement
- * of the caller's (the request log's rows), so a charge and its log row are durable together before the answer is
- * sent. A charge moves the reservation's credits from held to settled on the organization's row (`credits_settled`,
+ * of the caller's (`settleWith`: in the same statement, given the balances as a SQL relation; the request log's rows),
+ * so a charge and its log row are durable together before the answer is sent. A charge moves the reservation's credits from held to settled on the organization's row (`credits_settled`,
  * beside the balance), so a reservation that reads the row before a charge committed sees the hold still held: never
  * more than is there, whatever the replicas. Charges are never written with `synchronous_commit = off`; holds and
  * releases are (a crash empties the unlogged holds and reservations together). Monthly cycles renew lazily at the first
@@ -192,6 +192,35 @@ export class CreditLedger extends Effect.Service<CreditLedger>()("@sift/auth/Cre
         )
       }))
 
+    /**
+     * `settleWith`: the charges, each one's balance and the caller's statement as ONE statement, sent alone (autocommit:
+     * one transaction, one round trip for the group, its commit made to wait for the WAL; all of it or none). `balances`
+     * is what `balancesOf` computes, in SQL: the balance after the group plus the organization's later charges in it.
+     * The caller's statement is a data-modifying CTE, which PostgreSQL runs whether or not it is read.
+     */
+    const settleOne = (charges: ReadonlyArray<Charge>, statement: (balances: Fragment) => Fragment): Effect.Effect<ReadonlyArray<number>, SqlError> => {
+      const items = JSON.stringify(charges.map((charge, i) => ({ ...itemOf(charge), i })))
+      return Effect.map(
+        sql<{ i: number; remaining: string | number }>`
+          WITH charged AS MATERIALIZED (
+            SELECT c.org, c.remaining FROM (SELECT ${GroupCommit.synchronousCommit(sql)} AS durable) d
+            LEFT JOIN LATERAL sift_credit_charge(${items}::json) c ON true
+          ),
+          sift_balances AS MATERIALIZED (
+            SELECT t.i, COALESCE(c.remaining, 0) + COALESCE(SUM(t.credits) OVER (PARTITION BY t.org_id ORDER BY t.i DESC
+              ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS remaining
+            FROM json_to_recordset(${items}::json) AS t(i int, org_id text, credits bigint) LEFT JOIN charged c ON c.org = t.org_id
+          ),
+          written AS (${statement(sql.literal("sift_balances"))})
+          SELECT i, remaining FROM sift_balances ORDER BY i`,
+        (rows) => {
+          const remaining: Array<number> = new Array(charges.length).fill(0)
+          for (const row of rows) remaining[Number(row.i)] = Number(row.remaining)
+          return remaining
+        }
+      )
+    }
+
     /** `settle` as statements of a transaction (the caller's, when there is one). */
     const settleIn = (charges: ReadonlyArray<Charge>, alongside: (remaining: ReadonlyArray<number>) => Fragment): Effect.Effect<void, SqlError> =>
       sql.withTransaction(Effect.gen(function*() {
@@ -336,6 +365,14 @@ export class CreditLedger extends Effect.Service<CreditLedger>()("@sift/auth/Cre
         Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (outer) =>
           // Inside a caller's transaction (or with nothing to charge) its statements are added to that transaction.
           outer._tag === "None" && charges.length > 0 ? Effect.uninterruptible(settleOwn(charges, alongside)) : settleIn(charges, alongside)),
+      /**
+       * `settle` as one statement (inside a caller's transaction, one more of its statements): the charges and `statement`, a data-modifying
+       * statement (an `INSERT`, run as a CTE) given `balances`, a relation `(i integer, remaining bigint)` of each
+       * charge's balance after it (`i`: its index in `charges`) as if the group were charged one by one in order. One
+       * round trip: all of it durable when this completes (the commit waits for the WAL), or none of it. Those balances,
+       * in order. Only on PostgreSQL (undefined on the embedded ledger).
+       */
+      settleWith: ((charges, statement) => Effect.uninterruptible(settleOne(charges, statement))) as Embedded.SettleWith | undefined,
       /** Only the embedded ledger keeps charges in memory for a redo journal. */
       journal: undefined as Embedded.JournalPart | undefined,
       /** Releases a reservation without charging. */

@@ -92,6 +92,55 @@ for (const backend of backends) {
           expect((yield* sql<{ id: string }>`SELECT id FROM ${sql(table)}`).map((r) => r.id)).toEqual(["0"])
         }))
 
+      it.effect("settleWith (PostgreSQL): charges and the caller's statement as one, given each charge's balance as a relation", () =>
+        Effect.gen(function*() {
+          const ledger = yield* Auth.CreditLedger.CreditLedger
+          if (ledger.settleWith === undefined) return expect(backend.name).toBe("pglite")
+          const sql = yield* SqlClient.SqlClient
+          const table = `settle_with_${unique()}`
+          yield* sql`CREATE TABLE ${sql(table)} (id text PRIMARY KEY, remaining bigint NOT NULL)`
+          const a = yield* orgWith(100)
+          const b = yield* orgWith(50)
+          const charges = [
+            { reservation: yield* ledger.reserve(a, 3, { ttlMs: 60_000 }), credits: 2, requestId: "a1" },
+            { reservation: yield* ledger.reserve(b, 5, { ttlMs: 60_000 }), credits: 5, requestId: "b1" },
+            { reservation: yield* ledger.reserve(a, 4, { ttlMs: 60_000 }), credits: 9, requestId: "a2" },
+            { reservation: yield* ledger.reserve(a, 1, { ttlMs: 60_000 }), credits: 0, requestId: "a3" }
+          ]
+          const balances = yield* ledger.settleWith(charges, (relation) =>
+            sql`INSERT INTO ${sql(table)} (id, remaining) SELECT 'charge' || i, remaining FROM ${relation}`)
+          // As `settle`: each as if charged one by one, in order; and the caller's rows got the same numbers.
+          expect(balances).toEqual([98, 45, 94, 94])
+          const rows = yield* sql<{ id: string; remaining: string | number }>`SELECT id, remaining FROM ${sql(table)} ORDER BY id`
+          expect(rows.map((r) => [r.id, Number(r.remaining)])).toEqual([["charge0", 98], ["charge1", 45], ["charge2", 94], ["charge3", 94]])
+          expect(yield* storedOf(a)).toEqual({ remaining: 94, events: [["a1", 2], ["a2", 4]] })
+          expect(yield* storedOf(b)).toEqual({ remaining: 45, events: [["b1", 5]] })
+          const [left] = yield* sql<{ n: string | number }>`SELECT count(*) AS n FROM credit_reservations WHERE org_id IN (${a}, ${b})`
+          expect(Number(left!.n)).toBe(0)
+        }))
+
+      it.effect("settleWith (PostgreSQL): when the caller's statement fails nothing is charged and the reservation stays to release", () =>
+        Effect.gen(function*() {
+          const ledger = yield* Auth.CreditLedger.CreditLedger
+          if (ledger.settleWith === undefined) return expect(backend.name).toBe("pglite")
+          const sql = yield* SqlClient.SqlClient
+          const table = `settle_with_${unique()}`
+          yield* sql`CREATE TABLE ${sql(table)} (id text PRIMARY KEY, remaining bigint NOT NULL CHECK (remaining < 0))`
+          const a = yield* orgWith(10)
+          const reservation = yield* ledger.reserve(a, 4, { ttlMs: 60_000 })
+          // The row breaks its table's check only once the charge's balance is known: the charge is undone with it.
+          const failed = yield* Effect.exit(ledger.settleWith([{ reservation, credits: 4, requestId: "lost" }], (relation) =>
+            sql`INSERT INTO ${sql(table)} (id, remaining) SELECT 'x', remaining FROM ${relation}`))
+          expect(Exit.isFailure(failed)).toBe(true)
+          expect(yield* storedOf(a)).toEqual({ remaining: 10, events: [] })
+          const [held] = yield* sql<{ n: string | number }>`SELECT count(*) AS n FROM credit_reservations WHERE id = ${reservation.id}`
+          expect(Number(held!.n)).toBe(1)
+          yield* ledger.release(reservation)
+          expect((yield* ledger.balance(a)).remaining).toBe(10)
+          const all = yield* ledger.reserve(a, 10, { ttlMs: 60_000 })
+          yield* ledger.release(all)
+        }))
+
       it.effect("a commit is durable when it returns (no charge left for a later write)", () =>
         Effect.gen(function*() {
           const ledger = yield* Auth.CreditLedger.CreditLedger

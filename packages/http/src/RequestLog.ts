@@ -12,6 +12,7 @@ import type { Fragment } from "@effect/sql/Statement"
 import type { CreditLedger } from "@sift/auth"
 import { GroupCommit, Sql } from "@sift/store"
 import { Effect, Option } from "effect"
+import { randomUUID } from "node:crypto"
 import * as Usage from "./Console/Usage.js"
 import * as JournaledLog from "./internal/journaledLog.js"
 import { stringify } from "./internal/json.js"
@@ -40,12 +41,27 @@ export interface Entry {
   readonly response: string | null
 }
 
+/**
+ * Stands for a balance PostgreSQL computes as it writes the row: the entry's response carries `placeholder` (a JSON
+ * string value, random per process) where the number goes, and the row is written with the number in its place.
+ */
+export interface PendingBalance {
+  readonly placeholder: string
+}
+
+const pending: PendingBalance = { placeholder: `sift:remaining:${randomUUID()}` }
+// The placeholder as it appears in the response's JSON text (a string value needs no escaping).
+const pendingJson = JSON.stringify(pending.placeholder)
+
 /** A request to make durable: its charge (if it delivered paid work) and its log row, in one transaction. */
 export interface Settlement {
   /** The charge, written by the ledger that reserved its credits. */
   readonly charge?: { readonly ledger: CreditLedger.CreditLedger; readonly charge: CreditLedger.Charge } | undefined
-  /** The log entry, given the organization's balance after the charge (undefined without a charge). */
-  readonly entry: (remaining: number | undefined) => Entry
+  /**
+   * The log entry, given the organization's balance after the charge (undefined without a charge), or a placeholder
+   * for it (the balance is then what `settle` completes with).
+   */
+  readonly entry: (remaining: number | PendingBalance | undefined) => Entry
 }
 
 /**
@@ -172,6 +188,8 @@ export const migrations = {
 
 // The columns a batch fills, in the order of the JSON records it is sent as.
 const COLUMNS = "request_id, org_id, key_id, created_at, method, path, status_code, error_code, latency_ms, credits_used, tags, zdr, user_agent, input, response"
+// The same but the response, read from a record `r` (`insertCharged`).
+const CHARGED_COLUMNS = COLUMNS.split(", ").filter((column) => column !== "response").map((column) => `r.${column}`).join(", ")
 
 /** One entry as a JSON record of `request_logs`, without its response (`tags` and `input` as JSON values). */
 const asRecord = (entry: Entry) => ({
@@ -248,11 +266,26 @@ export class RequestLog extends Effect.Service<RequestLog>()("@sift/http/Request
         ON CONFLICT (request_id) DO NOTHING`
 
     /**
+     * The log rows of a group whose charges `CreditLedger.settleWith` writes in the same statement: `charged[k]` is the
+     * index among the charges of record `k` (null without one), whose response has its placeholder replaced by the
+     * balance in `balances` (a relation `(i, remaining)`).
+     */
+    const insertCharged = (records: ReadonlyArray<string>, charged: ReadonlyArray<number | null>, balances: Fragment) =>
+      sql`INSERT INTO request_logs (${sql.literal(COLUMNS)})
+        SELECT ${sql.literal(CHARGED_COLUMNS)},
+          CASE WHEN b.remaining IS NULL THEN r.response ELSE replace(r.response, ${pendingJson}, b.remaining::text) END
+        FROM json_populate_recordset(NULL::request_logs, ${new Sql.JoinedText(records, ",", "[", "]")}::json) WITH ORDINALITY AS r
+        LEFT JOIN unnest(${`{${charged.map((i) => i === null ? "NULL" : String(i)).join(",")}}`}::int[]) WITH ORDINALITY AS m(charge, n) ON m.n = r.ordinality
+        LEFT JOIN ${balances} b ON b.i = m.charge
+        ON CONFLICT (request_id) DO NOTHING`
+
+    /**
      * Writes a group of settlements in one transaction: the charges through their ledger (which gives each one's
      * balance after it) and every log row with them (on PGlite, one statement). All of it is durable when this
-     * completes, or none of it.
+     * completes, or none of it. On PostgreSQL with one ledger (the application's) it is one statement, one round trip.
+     * Each settlement's result is the balance its entry was given.
      */
-    const write = (batch: ReadonlyArray<Settlement>): Effect.Effect<ReadonlyArray<void>, SqlError> => {
+    const write = (batch: ReadonlyArray<Settlement>): Effect.Effect<ReadonlyArray<number | undefined>, SqlError> => {
       const done = batch.map(() => undefined)
       const ledgers = new Map<CreditLedger.CreditLedger, Array<number>>()
       batch.forEach((settlement, i) => {
@@ -262,6 +295,20 @@ export class RequestLog extends Effect.Service<RequestLog>()("@sift/http/Request
         else indices.push(i)
       })
       if (ledgers.size === 0) return Effect.as(Effect.suspend(() => insertAlone(batch.map((settlement) => recordJson(settlement.entry(undefined))))), done)
+      const only = ledgers.size === 1 ? [...ledgers][0]! : undefined
+      const settleWith = only?.[0].settleWith
+      if (only !== undefined && settleWith !== undefined) {
+        const [, indices] = only
+        const charged: Array<number | null> = batch.map(() => null)
+        indices.forEach((index, j) => (charged[index] = j))
+        return Effect.suspend(() => {
+          const records = batch.map((settlement, i) => recordJson(settlement.entry(charged[i] === null ? undefined : pending)))
+          return Effect.map(
+            settleWith(indices.map((i) => batch[i]!.charge!.charge), (balances) => insertCharged(records, charged, balances)),
+            (balances) => charged.map((j) => j === null ? undefined : balances[j])
+          )
+        })
+      }
       const remaining: Array<number | undefined> = new Array(batch.length)
       const settle = ([ledger, indices]: [CreditLedger.CreditLedger, Array<number>], rows: () => Fragment) =>
         ledger.settle(indices.map((i) => batch[i]!.charge!.charge), (balances) => {
@@ -273,10 +320,10 @@ export class RequestLog extends Effect.Service<RequestLog>()("@sift/http/Request
       // One ledger in practice (the application's); others charge first, all in one transaction.
       return Effect.as(
         others.length === 0 ? all : sql.withTransaction(Effect.zipRight(Effect.forEach(others, (group) => settle(group, () => sql`SELECT 1`), { discard: true }), all)),
-        done
+        remaining
       )
     }
-    const commits = yield* GroupCommit.make<Settlement, void, SqlError>({ maxBatch: MAX_BATCH, write })
+    const commits = yield* GroupCommit.make<Settlement, number | undefined, SqlError>({ maxBatch: MAX_BATCH, write })
     // On PGlite in a data directory the journal makes them durable instead, and the database is written behind.
     const dataDir = Option.getOrUndefined(database.dataDir)
     const journaled = backend === "pglite" && dataDir !== undefined
@@ -285,18 +332,20 @@ export class RequestLog extends Effect.Service<RequestLog>()("@sift/http/Request
 
     /**
      * Makes a request's charge and log row durable together; completes once they are (committed with the rows of the
-     * other requests settled meanwhile, or journaled), or fails with nothing of it written.
+     * other requests settled meanwhile, or journaled), with the balance its entry was given when that was a
+     * `PendingBalance`, or fails with nothing of it written.
      */
-    const settle = (settlement: Settlement): Effect.Effect<void, SqlError> => {
+    const settle = (settlement: Settlement): Effect.Effect<number | undefined, SqlError> => {
       const part = settlement.charge?.ledger.journal
       if (journaled === undefined || (settlement.charge !== undefined && part === undefined)) return commits.submit(settlement)
+      // Its entry is given the balance itself (completing with undefined, as `void` does, keeps it an Exit).
       return journaled.settle(
         settlement.charge === undefined ? undefined : { part: part!, charge: settlement.charge.charge },
         (remaining) => recordJson(settlement.entry(remaining))
-      )
+      ) as Effect.Effect<undefined>
     }
     /** Writes an entry (no charge); completes once it is durable. */
-    const record = (entry: Entry): Effect.Effect<void, SqlError> => settle({ entry: () => entry })
+    const record = (entry: Entry): Effect.Effect<void, SqlError> => Effect.asVoid(settle({ entry: () => entry }))
     /** Waits until every entry settled so far is in the database (or has failed). */
     const flush = journaled === undefined ? commits.flush : Effect.zipRight(commits.flush, journaled.flush)
 

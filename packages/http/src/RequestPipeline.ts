@@ -22,7 +22,7 @@ import * as Metrics from "./Metrics.js"
 import { stringify } from "./internal/json.js"
 import { redact, redactJsonParts, redactJsonText, redactQuery } from "./internal/redaction.js"
 import * as QueryParams from "./QueryParams.js"
-import { type Entry, RequestLog } from "./RequestLog.js"
+import { type Entry, type PendingBalance, RequestLog } from "./RequestLog.js"
 import { andThen, interruptibly } from "./internal/steps.js"
 import * as Target from "./internal/target.js"
 
@@ -330,7 +330,7 @@ export const serve = <A, E1 extends ErrorMapping.CodedError, R1, E2 extends Erro
     }
 
     /** The response of an outcome, given the balance it reports; the text and members are kept for the log. */
-    const answer = (outcome: Outcome, remaining: number | undefined) => {
+    const answer = (outcome: Outcome, remaining: number | string | undefined) => {
       const members = stringify(remaining === undefined ? outcome.body : {
         ...outcome.body,
         key_metadata: { credits_consumed: outcome.consumed, credits_remaining: remaining }
@@ -355,8 +355,14 @@ export const serve = <A, E1 extends ErrorMapping.CodedError, R1, E2 extends Erro
       if (auth === undefined || (viaConsole && route.bucket === "logs")) return Effect.succeed(answer(outcome, outcome.remaining).response)
       const caller = auth
       let answered: ReturnType<typeof answer> | undefined
-      const entry = (remaining: number | undefined): Entry => {
-        const sent = answered = answer(outcome, outcome.charge === undefined ? outcome.remaining : remaining)
+      // Whether the logged response stood a placeholder for the balance: the answer is then made with the one written.
+      let placeheld = false
+      const entry = (remaining: number | PendingBalance | undefined): Entry => {
+        placeheld = outcome.charge !== undefined && typeof remaining === "object"
+        const sent = answered = answer(
+          outcome,
+          outcome.charge === undefined ? outcome.remaining : typeof remaining === "object" ? remaining.placeholder : remaining
+        )
         const zdr = plan?.zdr === true
         return {
           requestId,
@@ -380,12 +386,12 @@ export const serve = <A, E1 extends ErrorMapping.CodedError, R1, E2 extends Erro
       // Journaled at once (PGlite in a directory): no step of the fiber to wait for it.
       if (Exit.isExit(settled) && Exit.isSuccess(settled)) {
         Metrics.countCharged(outcome.consumed)
-        return Effect.succeed(answered!.response)
+        return Effect.succeed(placeheld ? answer(outcome, settled.value as number | undefined).response : answered!.response)
       }
       return Effect.matchCauseEffect(settled, {
-        onSuccess: () => {
+        onSuccess: (remaining) => {
           Metrics.countCharged(outcome.consumed)
-          return Effect.succeed(answered!.response)
+          return Effect.succeed(placeheld ? answer(outcome, remaining).response : answered!.response)
         },
         onFailure: (cause) => {
           const logged = Effect.logError(`request ${requestId}: its log row${outcome.charge === undefined ? "" : " and charge"} could not be written`, cause)

@@ -65,6 +65,12 @@ export interface Debited {
 export const chargeOf = (reservation: Reservation, charge: { readonly credits: number }): number =>
   Math.max(0, Math.min(Math.floor(charge.credits), reservation.credits))
 
+/** `CreditLedger.settleWith`: charges and a statement given their balances as a SQL relation, as one statement. */
+export type SettleWith = (
+  charges: ReadonlyArray<Charge>,
+  statement: (balances: Fragment) => Fragment
+) => Effect.Effect<ReadonlyArray<number>, SqlError>
+
 /** Builds the embedded ledger; `renew` renews a cycle in the database (the shared ledger's locked transaction). */
 export const make = (
   sql: SqlClient.SqlClient,
@@ -73,6 +79,7 @@ export const make = (
   reserve: (orgId: string, credits: number, options: { readonly ttlMs: number }) => Effect.Effect<Reservation, UsageExceeded | SqlError>
   commit: (reservation: Reservation, charge: { readonly credits: number; readonly requestId: string }) => Effect.Effect<{ remaining: number }, SqlError>
   settle: (charges: ReadonlyArray<Charge>, alongside: (remaining: ReadonlyArray<number>) => Fragment) => Effect.Effect<void, SqlError>
+  settleWith: SettleWith | undefined
   journal: JournalPart | undefined
   release: (reservation: Reservation) => Effect.Effect<{ remaining: number }, SqlError>
   balance: (orgId: string) => Effect.Effect<{ remaining: number; cycleStart: Date; cycleEnd: Date | null }, SqlError>
@@ -304,6 +311,8 @@ export const make = (
           return state === undefined || isStale(state, at) ? Effect.flatMap(reload(orgId, at), hold) : hold(state)
         }),
       journal,
+      // One process owns the database: its charges are written by `settle` (or journaled), never as one statement.
+      settleWith: undefined,
       commit: (reservation, charge) => {
         let after = 0
         return Effect.map(

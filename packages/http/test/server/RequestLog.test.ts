@@ -1,4 +1,5 @@
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as Auth from "@sift/auth"
 import { Migrations, Sql } from "@sift/store"
 import { Context, Effect, Exit, Fiber, Layer, Option, Redacted, Scope } from "effect"
 import { randomUUID } from "node:crypto"
@@ -42,6 +43,46 @@ const withLog = <A>(
     const built = yield* Layer.buildWithScope(RequestLog.RequestLog.Default, scope).pipe(Effect.provide(database))
     return yield* body(Context.get(built, RequestLog.RequestLog), Scope.close(scope, Exit.void), Context.get(database, SqlClient.SqlClient))
   })) as Effect.Effect<A, never>)
+
+/** Runs `body` with a request log and the credit ledger (`Auth.layer`) on one database. */
+const withLedger = <A>(
+  layer: Layer.Layer<SqlClient.SqlClient | Sql.Database, unknown>,
+  body: (log: RequestLog.RequestLog, ledger: Auth.CreditLedger.CreditLedger, accounts: Auth.Accounts.Accounts, sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>
+) =>
+  Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+    const database = yield* Layer.build(layer)
+    yield* Effect.provide(Migrations.run({ store: Migrations.store, auth: Auth.migrations, http: RequestLog.migrations }), database)
+    const built = yield* Layer.build(Layer.merge(RequestLog.RequestLog.Default, Layer.fresh(Auth.layer)).pipe(Layer.provide(Layer.succeedContext(database))))
+    return yield* body(
+      Context.get(built, RequestLog.RequestLog),
+      Context.get(built, Auth.CreditLedger.CreditLedger),
+      Context.get(built, Auth.Accounts.Accounts),
+      Context.get(database, SqlClient.SqlClient)
+    )
+  })) as Effect.Effect<A, never>)
+
+/** A charged request's settlement whose logged response reports its balance as the pipeline's does. */
+const charged = (
+  ledger: Auth.CreditLedger.CreditLedger,
+  reservation: Auth.CreditLedger.Reservation,
+  credits: number,
+  input?: RequestLog.Entry["input"]
+): RequestLog.Settlement & { readonly requestId: string } => {
+  const base = entry(reservation.orgId, input)
+  return {
+    requestId: base.requestId,
+    charge: { ledger, charge: { reservation, credits, requestId: base.requestId } },
+    entry: (remaining) => ({
+      ...base,
+      creditsUsed: credits,
+      response: JSON.stringify({
+        markdown: "# Page",
+        request_id: base.requestId,
+        key_metadata: { credits_consumed: credits, credits_remaining: typeof remaining === "object" ? remaining.placeholder : remaining }
+      })
+    })
+  }
+}
 
 const countOf = (sql: SqlClient.SqlClient, orgId: string) =>
   Effect.map(sql<{ n: string }>`SELECT count(*) AS n FROM request_logs WHERE org_id = ${orgId}`, (rows) => Number(rows[0]!.n))
@@ -107,6 +148,49 @@ for (const backend of backends) {
         }))
       expect(stored).toHaveLength(entries.length)
       for (const e of entries) expect(stored.find((row) => row.request_id === e.requestId)?.response).toBe(e.response)
+    })
+
+    it("charged requests settled together each log their own balance after their charge, and are told it", async () => {
+      const { settled, logged, left, remaining } = await withLedger(backend.layer(), (log, ledger, accounts, sql) =>
+        Effect.gen(function*() {
+          const org = yield* accounts.createOrg({ name: `log-${randomUUID().slice(0, 8)}`, plan: "enterprise" })
+          yield* accounts.setOverrides(org.id, { credits: 100, requestsPerMinute: 1_000 })
+          const reservations = yield* Effect.forEach([1, 2, 3, 4, 5], (credits) => ledger.reserve(org.id, credits, { ttlMs: 60_000 }))
+          const settlements = reservations.map((reservation) => charged(ledger, reservation, reservation.credits))
+          // Submitted at once: settled as one group (or a few), each with the balance after its own charge.
+          const settled = yield* Effect.forEach(settlements, log.settle, { concurrency: "unbounded" })
+          const logged = yield* Effect.forEach(settlements, (settlement) =>
+            Effect.map(log.get(org.id, settlement.requestId), (detail) => Option.getOrThrow(detail).response as { key_metadata: { credits_remaining: unknown } }))
+          const [held] = yield* sql<{ n: string | number }>`SELECT count(*) AS n FROM credit_reservations WHERE org_id = ${org.id}`
+          return { settled, logged, left: Number(held?.n ?? 0), remaining: (yield* ledger.balance(org.id)).remaining }
+        }))
+      expect(remaining).toBe(85)
+      expect(left).toBe(0)
+      // Whatever the grouping, the balances are a run of charges one by one: 100 less the charges up to each.
+      const charges = [1, 2, 3, 4, 5]
+      const order = charges.map((_, i) => i).sort((a, b) => settled[b]! - settled[a]!)
+      let running = 100
+      for (const i of order) expect(settled[i]).toBe(running -= charges[i]!)
+      expect(logged.map((response) => response.key_metadata.credits_remaining)).toEqual(settled)
+    })
+
+    it("a charged request whose log row is refused is charged nothing, and its reservation can be released", async () => {
+      const { failed, good, events, remaining } = await withLedger(backend.layer(), (log, ledger, accounts, sql) =>
+        Effect.gen(function*() {
+          const org = yield* accounts.createOrg({ name: `log-${randomUUID().slice(0, 8)}`, plan: "enterprise" })
+          yield* accounts.setOverrides(org.id, { credits: 10, requestsPerMinute: 1_000 })
+          const refused = charged(ledger, yield* ledger.reserve(org.id, 4, { ttlMs: 60_000 }), 4, { query: { url: "a\u0000b" } })
+          const fine = charged(ledger, yield* ledger.reserve(org.id, 1, { ttlMs: 60_000 }), 1)
+          const [failed, good] = yield* Effect.forEach([refused, fine], (settlement) => Effect.either(log.settle(settlement)), { concurrency: "unbounded" })
+          yield* ledger.release(refused.charge!.charge.reservation)
+          const events = yield* sql<{ request_id: string }>`SELECT request_id FROM credit_events WHERE org_id = ${org.id}`
+          return { failed: failed!._tag, good: good!, events: events.map((e) => e.request_id), remaining: (yield* ledger.balance(org.id)).remaining }
+        }))
+      expect(failed).toBe("Left")
+      // The other request of the group is charged and logged alone.
+      expect(good._tag === "Right" ? good.right : undefined).toBe(9)
+      expect(events).toHaveLength(1)
+      expect(remaining).toBe(9)
     })
 
     it("a row PostgreSQL refuses (a raw NUL) costs only itself; redaction replaces NULs and lone surrogates so it never happens", async () => {

@@ -66,6 +66,8 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("@sift/auth/RateL
       )
     const hits = yield* GroupCommit.make({ maxBatch: 1_000, write: count })
     return {
+      /** Whether hits are counted in this process's memory (no round trip for a caller to overlap). */
+      local: false as boolean,
       /** Counts one request of `keyId` in `bucket` against `limit` per minute. */
       hit: (keyId: string, bucket: "api" | "logs" | "registration", limit: number): Effect.Effect<Hit, SqlError> =>
         Effect.gen(function*() {
@@ -94,6 +96,7 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("@sift/auth/RateL
 const embedded = () => {
   const windows = new Map<string, { start: number; count: number }>()
   return {
+    local: true as boolean,
     hit: (keyId: string, bucket: "api" | "logs" | "registration", limit: number): Effect.Effect<Hit, SqlError> =>
       // The clock is read in the same step (`clockWith`): a hit is one step of the caller's fiber.
       Effect.clockWith((clock) => {

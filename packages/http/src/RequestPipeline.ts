@@ -4,13 +4,16 @@
  * `PAID_PLAN_REQUIRED`) → ZDR → credits reserved (403
  * `USAGE_EXCEEDED` before any work) → handler → charge what was delivered, release the rest, and the request log
  * (ZDR and redaction honoured), durable together → response, with errors mapped in one place (`ErrorMapping`).
+ * Where the rate limit is a round trip (PostgreSQL) the hit is counted while the body is read, validated and its credits
+ * reserved; the answer is the one this order gives (a 429 first, the reservation it overlapped released), and a key
+ * refused in its current window goes in order, so a client hammering through 429s reserves nothing.
  *
  * @since 0.1.0
  */
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { ApiKeys, CreditLedger, Permissions, Plans, RateLimiter } from "@sift/auth"
-import { Cause, Clock, Context, Effect, Exit, Option } from "effect"
+import { Cause, Clock, Context, Effect, Exit, Fiber, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import * as ConsoleSession from "./Console/Session.js"
 import * as ErrorMapping from "./ErrorMapping.js"
@@ -149,6 +152,31 @@ interface Outcome {
   readonly charge: CreditLedger.Charge | undefined
 }
 
+/**
+ * Keys (per bucket) refused in their current window, until it ends: their next requests count their hit before
+ * anything else, so a client hammering through 429s makes no reservations. Bounded: past windows are dropped first.
+ */
+const refusedUntil = new Map<string, number>()
+const MAX_REFUSED = 10_000
+
+const refusedKey = (keyId: string, bucket: string) => `${keyId}\u0000${bucket}`
+
+const isRefused = (key: string, nowMs: number) => {
+  const until = refusedUntil.get(key)
+  if (until === undefined) return false
+  if (until > nowMs) return true
+  refusedUntil.delete(key)
+  return false
+}
+
+const noteRefused = (key: string, untilMs: number, nowMs: number) => {
+  if (refusedUntil.size >= MAX_REFUSED) {
+    for (const [k, until] of refusedUntil) if (until <= nowMs) refusedUntil.delete(k)
+    if (refusedUntil.size >= MAX_REFUSED) refusedUntil.delete(refusedUntil.keys().next().value!)
+  }
+  refusedUntil.set(key, untilMs)
+}
+
 type Services = HttpServerRequest.HttpServerRequest | RequestLog | CreditLedger.CreditLedger | ApiKeys.ApiKeys | RateLimiter.RateLimiter
 
 /**
@@ -196,34 +224,64 @@ export const serve = <A, E1 extends ErrorMapping.CodedError, R1, E2 extends Erro
         : andThen(Permissions.check(caller, required), () => limited(caller))
     }
 
-    const limited = (caller: ApiKeys.AuthContext): Step => {
-      if (route.unlimited === true) return bodyRead(caller)
-      const limit = route.bucket === "logs" ? Plans.LOGS_REQUESTS_PER_MINUTE : caller.org.requestsPerMinute
-      return andThen(Tracing.stage("rate limit", Context.get(services, RateLimiter.RateLimiter).hit(caller.keyId, route.bucket, limit)), (window): Step => {
-        headers["x-ratelimit-limit"] = String(window.limit)
-        headers["x-ratelimit-remaining"] = String(window.remaining)
-        headers["x-ratelimit-reset"] = String(window.resetAt)
-        if (!window.allowed) {
-          headers["retry-after"] = String(window.retryAfter)
-          return Effect.fail(
-            new ErrorMapping.ApiFailure({
-              code: "RATE_LIMITED",
-              detail: `Rate limit of ${window.limit} requests per minute exceeded; retry in ${window.retryAfter} s`
-            })
-          )
-        }
-        return bodyRead(caller)
-      })
+    /** The window's headers; the 429 when it refused the request (remembered until the window ends). */
+    const counted = (caller: ApiKeys.AuthContext, window: RateLimiter.Hit): Step | undefined => {
+      headers["x-ratelimit-limit"] = String(window.limit)
+      headers["x-ratelimit-remaining"] = String(window.remaining)
+      headers["x-ratelimit-reset"] = String(window.resetAt)
+      if (window.allowed) return undefined
+      headers["retry-after"] = String(window.retryAfter)
+      noteRefused(refusedKey(caller.keyId, route.bucket), window.resetAt * 1000, clock.unsafeCurrentTimeMillis())
+      return Effect.fail(
+        new ErrorMapping.ApiFailure({
+          code: "RATE_LIMITED",
+          detail: `Rate limit of ${window.limit} requests per minute exceeded; retry in ${window.retryAfter} s`
+        })
+      )
     }
 
-    const bodyRead = (caller: ApiKeys.AuthContext): Step =>
-      route.rawBodyLimit !== undefined
-        ? andThen(readBytes(request, route.rawBodyLimit), (bytes) => validated(caller, bytes))
-        : hasNoBody(request.method)
-        ? validated(caller, undefined)
-        : andThen(readBody(request), (json) => validated(caller, json))
+    const limited = (caller: ApiKeys.AuthContext): Step => {
+      if (route.unlimited === true) return bodyRead(caller, worked)
+      const limiter = Context.get(services, RateLimiter.RateLimiter)
+      const limit = route.bucket === "logs" ? Plans.LOGS_REQUESTS_PER_MINUTE : caller.org.requestsPerMinute
+      const hit = Tracing.stage("rate limit", limiter.hit(caller.keyId, route.bucket, limit))
+      // Counted in memory (embedded), or a key already refused in this window: the hit first, then the rest.
+      if (limiter.local || isRefused(refusedKey(caller.keyId, route.bucket), clock.unsafeCurrentTimeMillis())) {
+        return andThen(hit, (window): Step => counted(caller, window) ?? bodyRead(caller, worked))
+      }
+      // A round trip: the body is read, validated and its credits reserved while the hit is counted. The answer is
+      // the one the hit first would give: a refusal (429) before the others' errors, its reservation released.
+      return Effect.flatMap(Effect.fork(hit), (counting) =>
+        Effect.flatMap(
+          Effect.exit(bodyRead(caller, (prepared, decided, reservation) => {
+            held = reservation
+            return Effect.succeed([prepared, decided, reservation] as const)
+          })),
+          (prepared) =>
+            Effect.flatMap(Fiber.join(counting), (window): Step => {
+              const refused = counted(caller, window)
+              if (refused !== undefined) {
+                // Logged as a 429 always was: nothing of the body or the plan (`failed` releases what was held).
+                body = undefined
+                plan = undefined
+                return refused
+              }
+              return Exit.isSuccess(prepared) ? worked(...prepared.value) : Effect.failCause(prepared.cause)
+            })
+        ))
+    }
 
-    const validated = (authContext: ApiKeys.AuthContext, read: unknown): Step => {
+    /** What comes after validation and the reservation: the work (`worked`), or what the caller makes of them. */
+    type Next<T> = (caller: Caller, decided: Plan<A>, reservation: CreditLedger.Reservation | undefined) => Effect.Effect<T, ErrorMapping.CodedError | ErrorMapping.Infrastructure, R1 | R2>
+
+    const bodyRead = <T>(caller: ApiKeys.AuthContext, next: Next<T>): Effect.Effect<T, ErrorMapping.CodedError | ErrorMapping.Infrastructure, R1 | R2> =>
+      route.rawBodyLimit !== undefined
+        ? andThen(readBytes(request, route.rawBodyLimit), (bytes) => validated(caller, bytes, next))
+        : hasNoBody(request.method)
+        ? validated(caller, undefined, next)
+        : andThen(readBody(request), (json) => validated(caller, json, next))
+
+    const validated = <T>(authContext: ApiKeys.AuthContext, read: unknown, next: Next<T>): Effect.Effect<T, ErrorMapping.CodedError | ErrorMapping.Infrastructure, R1 | R2> => {
       body = read
       let query: QueryParams.Query | undefined
       const caller: Caller = {
@@ -235,7 +293,7 @@ export const serve = <A, E1 extends ErrorMapping.CodedError, R1, E2 extends Erro
         },
         body
       }
-      return andThen(Tracing.stage("validate", interruptibly(handler.validate(caller))), (decided): Step => {
+      return andThen(Tracing.stage("validate", interruptibly(handler.validate(caller))), (decided): Effect.Effect<T, ErrorMapping.CodedError | ErrorMapping.Infrastructure, R1 | R2> => {
         plan = decided
         if (decided.paidPlanFor !== undefined && authContext.org.plan === "free") {
           return Effect.fail(new ErrorMapping.ApiFailure({ code: "PAID_PLAN_REQUIRED", detail: decided.paidPlanFor }))
@@ -248,8 +306,8 @@ export const serve = <A, E1 extends ErrorMapping.CodedError, R1, E2 extends Erro
         }
         return decided.credits > 0
           ? andThen(Tracing.stage("reserve credits", ledger.reserve(authContext.org.id, decided.credits, { ttlMs: decided.holdMs })), (reservation) =>
-            worked(caller, decided, reservation))
-          : worked(caller, decided, undefined)
+            next(caller, decided, reservation))
+          : next(caller, decided, undefined)
       })
     }
 

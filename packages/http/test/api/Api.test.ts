@@ -1,3 +1,4 @@
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Auth from "@sift/auth"
 import ContextDev from "context.dev"
 import { Effect } from "effect"
@@ -170,6 +171,43 @@ for (const backend of backends) {
       expect((await balance(orgId)).remaining).toBe(before - 30)
       // The logs have their own window.
       expect((await call(secret, "/logs")).status).toBe(200)
+    })
+
+    it("rate limit: the refusal wins over validation and usage errors (the hit overlaps them on PostgreSQL), releases what it overlapped, and logs no plan", async () => {
+      const url = `/web/scrape/markdown?url=${encodeURIComponent(`${site.url}/other`)}`
+      const held = (orgId: string) =>
+        service.run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ n: string | number }>`SELECT count(*) AS n FROM credit_reservations WHERE org_id = ${orgId}`))
+          .then((rows) => Number(rows[0]!.n))
+      // A request that would fail validation: 429 first, as when the hit was counted before anything else.
+      const invalid = await service.key({ requestsPerMinute: 1 })
+      expect((await call(invalid.secret, url)).status).toBe(200)
+      const bad = await call(invalid.secret, "/web/scrape/markdown?url=ftp://bad")
+      expect(bad.status).toBe(429)
+      expect(((await bad.json()) as Record<string, any>).error_code).toBe("RATE_LIMITED")
+      // One whose credits are gone: 429, not USAGE_EXCEEDED.
+      const spent = await service.key({ requestsPerMinute: 1, credits: 1 })
+      expect((await call(spent.secret, url)).status).toBe(200)
+      const broke = await call(spent.secret, url)
+      expect(broke.status).toBe(429)
+      expect(((await broke.json()) as Record<string, any>).error_code).toBe("RATE_LIMITED")
+      // A valid one: its reservation (made while the hit was counted) is released, nothing is charged or left held.
+      const valid = await service.key({ requestsPerMinute: 1, credits: 5 })
+      expect((await call(valid.secret, url)).status).toBe(200)
+      const refused = await call(valid.secret, `${url}&tags=alpha`)
+      expect(refused.status).toBe(429)
+      const body = await refused.json() as Record<string, any>
+      expect(body.key_metadata).toEqual({ credits_consumed: 0, credits_remaining: 4 })
+      expect((await balance(valid.orgId)).remaining).toBe(4)
+      expect(await held(valid.orgId)).toBe(0)
+      // Refused again in the same window (counted first now): the same answer.
+      const again = await call(valid.secret, url)
+      expect(again.status).toBe(429)
+      expect((await balance(valid.orgId)).remaining).toBe(4)
+      expect(await held(valid.orgId)).toBe(0)
+      // The 429 is logged as before: without the tags its plan would have given.
+      const logged = await call(valid.secret, `/logs/${refused.headers.get("x-request-id")}`).then((r) => r.json()) as Record<string, any>
+      expect(logged.data.status_code).toBe(429)
+      expect(logged.data.tags).toEqual([])
     })
 
     it("logs: filters, newest first, isolation between organizations, ZDR keeps nothing", async () => {

@@ -48,19 +48,28 @@ const skipping = (): Clock.Clock => {
   }
 }
 
-/** A charged request as the service makes it: reserve, then settle with a log row in a group commit. */
+/**
+ * A charged request as the service makes it: reserve, then settle with a log row in a group commit (on PostgreSQL one
+ * statement, `settleWith`, its rows given the balances as a relation, as `RequestLog` does).
+ */
 const chargedRequests = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const ledger = yield* Auth.CreditLedger.CreditLedger
   yield* sql`CREATE TABLE IF NOT EXISTS bench_metering_rows (request_id text PRIMARY KEY, remaining bigint NOT NULL)`
+  const settleWith = ledger.settleWith
   const commits = yield* GroupCommit.make<Auth.CreditLedger.Charge, void, unknown>({
     maxBatch: 1_000,
     write: (batch) =>
       Effect.as(
-        ledger.settle(batch, (remaining) =>
-          sql`INSERT INTO bench_metering_rows (request_id, remaining)
-            SELECT request_id, remaining FROM json_to_recordset(${JSON.stringify(batch.map((charge, i) => ({ request_id: charge.requestId, remaining: remaining[i] })))}::json)
-            AS t(request_id text, remaining bigint)`),
+        settleWith !== undefined
+          ? settleWith(batch, (balances) =>
+            sql`INSERT INTO bench_metering_rows (request_id, remaining)
+              SELECT t.request_id, b.remaining FROM json_to_recordset(${JSON.stringify(batch.map((charge, i) => ({ request_id: charge.requestId, i })))}::json)
+              AS t(request_id text, i int) JOIN ${balances} b ON b.i = t.i`)
+          : ledger.settle(batch, (remaining) =>
+            sql`INSERT INTO bench_metering_rows (request_id, remaining)
+              SELECT request_id, remaining FROM json_to_recordset(${JSON.stringify(batch.map((charge, i) => ({ request_id: charge.requestId, remaining: remaining[i] })))}::json)
+              AS t(request_id text, remaining bigint)`),
         batch.map(() => undefined)
       )
   })

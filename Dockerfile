@@ -36,7 +36,11 @@ RUN groupadd --system --gid 10001 sift \
 WORKDIR /app
 COPY --from=build --chown=root:root /app /app
 
+# MALLOC_*: the allocator settings packages/http/bin/sift.js starts with (its first line says why); the entrypoint
+# runs it through node, so they are set here too.
 ENV NODE_ENV=production \
+    MALLOC_ARENA_MAX=2 \
+    MALLOC_MMAP_THRESHOLD_=131072 \
     SIFT_HOST=0.0.0.0 \
     SIFT_PORT=3002 \
     SIFT_DATA_DIR=/data \

@@ -25,6 +25,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { request } from "undici"
 import { extractionCorpus } from "../corpus.js"
+import { allocatorEnv } from "../support/allocator.js"
 
 const arg = (name: string, fallback: number) => {
   const at = process.argv.indexOf(`--${name}`)
@@ -198,7 +199,8 @@ if (only !== undefined && only !== "site") {
 const benchDir = dirname(dirname(fileURLToPath(import.meta.url)))
 const built = spawnSync(process.execPath, [join(benchDir, "..", "node_modules", "typescript", "bin", "tsc"), "-b"], { cwd: join(benchDir, ".."), stdio: "inherit" })
 if (built.status !== 0) throw new Error("bench/batch: tsc -b failed")
-const childEnv = { ...process.env, NODE_OPTIONS: (process.env.NODE_OPTIONS ?? "").replace(/--conditions=@sift\/source/g, "").trim() }
+// Every process (the site and each contender) starts with the allocator settings `sift serve` starts with.
+const childEnv = { ...process.env, ...allocatorEnv(), NODE_OPTIONS: (process.env.NODE_OPTIONS ?? "").replace(/--conditions=@sift\/source/g, "").trim() }
 const compiled = join(benchDir, "..", "node_modules", ".cache", "sift-bench", "batch.mjs")
 mkdirSync(dirname(compiled), { recursive: true })
 buildSync({

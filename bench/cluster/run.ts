@@ -35,6 +35,7 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
 import { Pool } from "undici"
+import { allocatorEnv } from "../support/allocator.js"
 import { startOrigin } from "../support/service.js"
 
 const { values } = parseArgs({
@@ -115,7 +116,7 @@ const startSift = async (name: string, env: Record<string, string>, secret: stri
   const port = await freePort()
   const child = spawn(process.execPath, ["--conditions=@sift/source", "--import", "tsx", path.join(root, "packages/http/src/bin.ts"), "serve", "--port", String(port)], {
     cwd: root,
-    env: { ...process.env, DATABASE_URL: "", SIFT_LOG_LEVEL: "warn", SIFT_ALLOW_PRIVATE_TARGETS: "true", ...env },
+    env: { ...process.env, ...allocatorEnv(), DATABASE_URL: "", SIFT_LOG_LEVEL: "warn", SIFT_ALLOW_PRIVATE_TARGETS: "true", ...env },
     stdio: ["ignore", "ignore", "pipe"]
   })
   let stderr = ""

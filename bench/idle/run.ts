@@ -16,6 +16,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
+import { allocatorEnv } from "../support/allocator.js"
 
 const { values } = parseArgs({ options: { runs: { type: "string", default: "3" }, settle: { type: "string", default: "60" } } })
 const runs = Number(values.runs)
@@ -37,7 +38,8 @@ const rssMb = (pid: number): number => {
 const measure = async (args: ReadonlyArray<string>, env: Record<string, string>, path: string, settleMs: number): Promise<{ last: number; peak: number }> => {
   // Without NODE_OPTIONS: `npm run bench` adds a source condition that `npm start` does not have.
   const { NODE_OPTIONS: _, ...inherited } = process.env
-  const child = spawn(process.execPath, [...args], { env: { ...inherited, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+  // The allocator settings `npm start` starts the server with; the bare server gets them too.
+  const child = spawn(process.execPath, [...args], { env: { ...inherited, ...allocatorEnv(), ...env }, stdio: ["ignore", "pipe", "pipe"] })
   let output = ""
   const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-8000))
   child.stdout.on("data", keep)

@@ -6,6 +6,9 @@
  *
  *   node --import tsx bench/http/profile.ts [seconds] [out.cpuprofile] [--in-process]
  *
+ * With PROFILE_POSTGRES set to a DATABASE_URL, the service runs on PostgreSQL (a schema of its own) instead of PGlite,
+ * and the CPU its connections' backends used is printed too.
+ *
  * (without `--conditions=@sift/source` the packages' built JavaScript runs, so the profile has line numbers).
  */
 import { execFile } from "node:child_process"
@@ -19,7 +22,7 @@ const inProcess = process.argv.includes("--in-process")
 const seconds = Number(args[0] ?? "5")
 const out = args[1] ?? "http.cpuprofile"
 const origin = await startOrigin()
-const service = await startService("http-profile")
+const service = await startService("http-profile", process.env.PROFILE_POSTGRES === undefined ? {} : { postgres: process.env.PROFILE_POSTGRES })
 const path = `/v1/web/scrape/markdown?url=${encodeURIComponent(origin.url)}`
 
 /** Runs the load for `s` seconds; resolves to the number of requests answered. */
@@ -52,13 +55,33 @@ const threadTicks = () =>
     return [tid === String(process.pid) ? "main" : tid, Number(fields[11]) + Number(fields[12])] as const
   }))
 
+// Linux only: user + system ticks of each PostgreSQL backend of `sift_test` (the pool's, and any other's on the machine).
+const backendTicks = () =>
+  new Map(readdirSync("/proc").filter((pid) => /^\d+$/.test(pid)).flatMap((pid) => {
+    try {
+      if (!/^postgres: (?:[^:]+: )?sift_test /.test(readFileSync(`/proc/${pid}/cmdline`, "utf8"))) return []
+      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+      return [[pid, Number(fields[11]) + Number(fields[12])] as const]
+    } catch {
+      return []
+    }
+  }))
+
 await load(3)
 const before = threadTicks()
+const backendsBefore = backendTicks()
 const requests = await load(seconds)
+const backendsAfter = backendTicks()
 console.log(`${(requests / seconds).toFixed(0)} req/s (load generator ${inProcess ? "in this process" : "in its own process"})`)
 for (const [thread, ticks] of threadTicks()) {
   const used = ticks - (before.get(thread) ?? 0)
   if (used > 0) console.log(`  thread ${thread}: ${(used * 10_000 / requests).toFixed(0)} µs CPU per request`)
+}
+if (process.env.PROFILE_POSTGRES !== undefined) {
+  // Backends there before and after the load (the pool's connections; a test's short-lived ones elsewhere are not).
+  let used = 0
+  for (const [pid, ticks] of backendsAfter) used += ticks - (backendsBefore.get(pid) ?? ticks)
+  console.log(`  PostgreSQL backends: ${(used * 10_000 / requests).toFixed(0)} µs CPU per request`)
 }
 const session = new Session()
 session.connect()

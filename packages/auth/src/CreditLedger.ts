@@ -83,6 +83,9 @@ export class CreditLedger extends Effect.Service<CreditLedger>()("@sift/auth/Cre
       return yield* Embedded.make(sql, (orgId, at) => sql.withTransaction(lockOrg(orgId, at)))
     }
 
+    // The hot statements' text is the same whatever the group: kept prepared on each connection (parsed and planned once).
+    const prepared = sql.literal(Sql.PREPARED)
+
     // Plans whose credits renew: a reservation after such an organization's cycle ended renews it first (rarely).
     const renewingPlans = `{${Object.entries(Plans.plans).filter(([, plan]) => plan.renews).map(([name]) => name).join(",")}}`
     const renewing = sql.literal(`(${Object.entries(Plans.plans).filter(([, plan]) => plan.renews).map(([name]) => `'${name}'`).join(", ")})`)
@@ -128,7 +131,7 @@ export class CreditLedger extends Effect.Service<CreditLedger>()("@sift/auth/Cre
     const reserveGroup = (items: ReadonlyArray<{ readonly id: string; readonly orgId: string; readonly credits: number; readonly expires: Date }>) =>
       Effect.flatMap(now, (at) =>
         Effect.map(
-          sql<{ granted: ReadonlyArray<number> | string | null }>`
+          sql<{ granted: ReadonlyArray<number> | string | null }>`${prepared}
             SELECT set_config('synchronous_commit', 'off', true) AS async_commit, sift_credit_reserve(
               ${JSON.stringify(items.map((item, i) => ({ i, id: item.id, org_id: item.orgId, credits: item.credits, expires_at: item.expires.toISOString() })))}::json,
               ${at}, ${renewingPlans}::text[]) AS granted`,
@@ -201,7 +204,7 @@ export class CreditLedger extends Effect.Service<CreditLedger>()("@sift/auth/Cre
     const settleOne = (charges: ReadonlyArray<Charge>, statement: (balances: Fragment) => Fragment): Effect.Effect<ReadonlyArray<number>, SqlError> => {
       const items = JSON.stringify(charges.map((charge, i) => ({ ...itemOf(charge), i })))
       return Effect.map(
-        sql<{ i: number; remaining: string | number }>`
+        sql<{ i: number; remaining: string | number }>`${prepared}
           WITH charged AS MATERIALIZED (
             SELECT c.org, c.remaining FROM (SELECT ${GroupCommit.synchronousCommit(sql)} AS durable) d
             LEFT JOIN LATERAL sift_credit_charge(${items}::json) c ON true

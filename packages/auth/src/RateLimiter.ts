@@ -37,7 +37,8 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("@sift/auth/RateL
      */
     const count = (hits: ReadonlyArray<{ readonly keyId: string; readonly bucket: string; readonly windowStart: number }>) =>
       Effect.map(
-        sql<{ key_id: string; bucket: string; window_start: string | number; count: number }>`
+        // Its text is the same whatever the group: kept prepared on each connection.
+        sql<{ key_id: string; bucket: string; window_start: string | number; count: number }>`${sql.literal(Sql.PREPARED)}
           WITH h AS (
             SELECT key_id, bucket, window_start, count(*)::int AS n
             FROM json_to_recordset(${JSON.stringify(hits.map((hit) => ({ key_id: hit.keyId, bucket: hit.bucket, window_start: hit.windowStart })))}::json)

@@ -6,10 +6,11 @@
  * @since 0.1.0
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import type { SqlError } from "@effect/sql/SqlError"
+import { SqlError } from "@effect/sql/SqlError"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { Config, type ConfigError, Context, Effect, Layer, Option, Redacted } from "effect"
 import * as path from "node:path"
+import Pg from "pg"
 import type * as DataDirLock from "./DataDirLock.js"
 import * as PgliteClient from "./PgliteClient.js"
 
@@ -84,12 +85,46 @@ export const layerPglite = (
 }
 
 /**
- * A real PostgreSQL through `@effect/sql-pg`'s pool.
+ * Marks a statement to keep prepared on each PostgreSQL connection: SQL text that begins with it (a comment, so
+ * PGlite and logs read it as nothing) is sent as a named statement, parsed once per connection instead of every call,
+ * and its plan kept (PostgreSQL re-plans it itself after DDL on what it reads). For hot statements whose text is the
+ * same whatever their values (a group as one JSON parameter); the result's columns must not depend on a table's.
+ */
+export const PREPARED = "/* sift:prepared */"
+
+/** Texts kept prepared, at most (past it they run unnamed as any other: a text built per call must not grow this). */
+const MAX_PREPARED = 64
+
+/**
+ * Sends the `PREPARED` statements of `pool`'s connections as named statements. node-postgres parses a name on a
+ * connection the first time it is used there (a new connection after a lost one parses again), and refuses one name for
+ * two texts: names are given per text, once per process.
+ */
+const preparing = (pool: Pg.Pool): Pg.Pool => {
+  const names = new Map<string, string>()
+  pool.on("connect", (client) => {
+    const query = client.query as (...args: Array<unknown>) => unknown
+    client.query = function(this: Pg.PoolClient, ...args: Array<unknown>) {
+      const [text, values, callback] = args
+      if (typeof text === "string" && text.startsWith(PREPARED) && Array.isArray(values) && typeof callback === "function") {
+        let name = names.get(text)
+        if (name === undefined && names.size < MAX_PREPARED) names.set(text, name = `sift_${names.size + 1}`)
+        if (name !== undefined) return query.call(this, { name, text, values }, callback)
+      }
+      return query.apply(this, args)
+    } as typeof client.query
+  })
+  return pool
+}
+
+/**
+ * A real PostgreSQL through `@effect/sql-pg`, on a pool of node-postgres's made here (to keep `PREPARED` statements
+ * prepared), as `@effect/sql-pg` makes its own.
  *
  * @category layers
  */
 export const layerPg = (
-  options: PgClient.PgClientConfig & { readonly url: Redacted.Redacted }
+  options: { readonly url: Redacted.Redacted; readonly maxConnections?: number | undefined }
 ): Layer.Layer<SqlClient.SqlClient | PgClient.PgClient | Database, SqlError> => {
   const database = Layer.effect(
     Database,
@@ -105,7 +140,25 @@ export const layerPg = (
         ).pipe(Effect.mapInputContext(Context.omit(SqlClient.TransactionConnection)))
     }))
   )
-  return Layer.provideMerge(database, PgClient.layer(options))
+  const acquire = Effect.acquireRelease(
+    Effect.tryPromise({
+      try: async () => {
+        const pool = preparing(new Pg.Pool({ connectionString: Redacted.value(options.url), max: options.maxConnections, application_name: "@effect/sql-pg" }))
+        // A connection's error reaches the query that was using it; the pool drops the connection.
+        pool.on("error", () => {})
+        try {
+          await pool.query("SELECT 1")
+        } catch (cause) {
+          await pool.end().catch(() => {})
+          throw cause
+        }
+        return pool
+      },
+      catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" })
+    }),
+    (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))
+  ).pipe(Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new SqlError({ cause: new Error("Connection timed out"), message: "PgClient: Connection timed out" }) }))
+  return Layer.provideMerge(database, PgClient.layerFromPool({ acquire, applicationName: "@effect/sql-pg" }))
 }
 
 /**

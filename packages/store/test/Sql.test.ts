@@ -1,6 +1,6 @@
 import { describe, expect, it, layer as testLayer } from "@effect/vitest"
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Effect, Fiber, Layer, Option, Redacted } from "effect"
+import { Context, Effect, Fiber, Layer, Option, Redacted } from "effect"
 import * as BlobStore from "../src/BlobStore.js"
 import * as Migrations from "../src/Migrations.js"
 import * as Sql from "../src/Sql.js"
@@ -208,5 +208,50 @@ describe.skipIf(postgresUrl === null)(
         const total = yield* count(table).pipe(Effect.provide(Sql.layerPg({ url: Redacted.make(postgresUrl!) })))
         expect(total).toBe(1)
       }), 60_000)
+  }
+)
+
+describe.skipIf(postgresUrl === null)(
+  postgresUrl === null ? "postgres prepared statements (skipped: no PostgreSQL)" : "postgres prepared statements",
+  () => {
+    it.live("a PREPARED statement is parsed once per connection, follows DDL, and is prepared again after its connection is lost", () =>
+      Effect.gen(function*() {
+        const table = `p_${unique()}`
+        const admin = yield* Layer.build(Sql.layerPg({ url: Redacted.make(postgresUrl!) }))
+        const context = yield* Layer.build(Sql.layerPg({ url: Redacted.make(postgresUrl!), maxConnections: 1 }))
+        const sql = Context.get(context, SqlClient.SqlClient)
+        yield* sql`CREATE TABLE ${sql(table)} (n int NOT NULL)`
+        yield* sql`INSERT INTO ${sql(table)} SELECT generate_series(1, 10)`
+        const sum = (below: number) =>
+          Effect.map(
+            sql<{ total: string }>`${sql.literal(Sql.PREPARED)} SELECT sum(n)::text AS total FROM ${sql(table)} WHERE n < ${below}`,
+            (rows) => Number(rows[0]!.total)
+          )
+        // The connection's prepared statements, read on it (one connection in the pool).
+        const preparedHere = Effect.map(
+          sql<{ statement: string }>`SELECT statement FROM pg_prepared_statements`,
+          (rows) => rows.filter((row) => row.statement.startsWith(Sql.PREPARED)).length
+        )
+        for (let call = 0; call < 8; call++) expect(yield* sum(4 + call)).toBe((3 + call) * (4 + call) / 2)
+        expect(yield* preparedHere).toBe(1)
+        // DDL on what it reads: PostgreSQL plans it again.
+        yield* sql`ALTER TABLE ${sql(table)} ADD COLUMN m int`
+        yield* sql`DELETE FROM ${sql(table)} WHERE n = 1`
+        expect(yield* sum(4)).toBe(5)
+        // Its connection killed: the pool's next connection parses it again.
+        const [backend] = yield* sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`
+        yield* Effect.provide(
+          Effect.flatMap(SqlClient.SqlClient, (other) => other`SELECT pg_terminate_backend(${backend!.pid})`),
+          admin
+        )
+        yield* Effect.sleep("200 millis")
+        // The first statement may still meet the dead connection; the pool then drops it.
+        const after = yield* Effect.retry(sum(5), { times: 2 })
+        expect(after).toBe(9)
+        const [now] = yield* sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`
+        expect(now!.pid).not.toBe(backend!.pid)
+        expect(yield* preparedHere).toBe(1)
+        yield* sql`DROP TABLE ${sql(table)}`
+      }).pipe(Effect.scoped), 60_000)
   }
 )

@@ -183,7 +183,14 @@ export const migrations = {
   // The users table is auth's (whose migrations run first); a database without it (the log alone) has no one to give
   // a role.
   "0005_user_roles": Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql`ALTER TABLE IF EXISTS users ADD COLUMN IF NOT EXISTS role text NOT NULL DEFAULT 'owner'`.unprepared)
+    sql`ALTER TABLE IF EXISTS users ADD COLUMN IF NOT EXISTS role text NOT NULL DEFAULT 'owner'`.unprepared),
+  // A logged response (~2 KB for a scrape) is compressed by PostgreSQL as the row is written; lz4 costs a fraction of
+  // the default pglz's CPU on that path. New rows only (no rewrite); a build without lz4 (PGlite) keeps pglz.
+  "0006_response_lz4": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`DO $$ BEGIN
+      ALTER TABLE request_logs ALTER COLUMN response SET COMPRESSION lz4;
+    EXCEPTION WHEN feature_not_supported THEN NULL;
+    END $$`.unprepared)
 }
 
 // The columns a batch fills, in the order of the JSON records it is sent as.

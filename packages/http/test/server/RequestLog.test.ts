@@ -150,6 +150,23 @@ for (const backend of backends) {
       for (const e of entries) expect(stored.find((row) => row.request_id === e.requestId)?.response).toBe(e.response)
     })
 
+    it("a scrape-sized response is stored compressed (lz4 on PostgreSQL, pglz where lz4 is not built) and read back exactly", async () => {
+      const orgId = `org_${randomUUID().slice(0, 8)}`
+      const markdown = Array.from({ length: 60 }, (_, i) => `Line ${i}: text \u00e9 "quoted" \\ ${"word ".repeat(i % 7)}`).join("\n")
+      const recorded = { ...entry(orgId), response: JSON.stringify({ markdown, request_id: "x", credits_remaining: 41 }) }
+      expect(recorded.response.length).toBeGreaterThan(2_500)
+      const [stored, detail] = await withLog(backend.layer(), (log, _close, sql) =>
+        Effect.gen(function*() {
+          yield* log.record(recorded)
+          const rows = yield* sql<{ method: string | null; response: string }>`
+            SELECT pg_column_compression(response) AS method, response FROM request_logs WHERE request_id = ${recorded.requestId}`
+          return [rows[0], yield* log.get(orgId, recorded.requestId)] as const
+        }))
+      expect(stored?.method).toBe(backend.name === "postgres" ? "lz4" : "pglz")
+      expect(stored?.response).toBe(recorded.response)
+      expect(Option.getOrThrow(detail).response).toEqual(JSON.parse(recorded.response))
+    })
+
     it("charged requests settled together each log their own balance after their charge, and are told it", async () => {
       const { settled, logged, left, remaining } = await withLedger(backend.layer(), (log, ledger, accounts, sql) =>
         Effect.gen(function*() {

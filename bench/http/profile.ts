@@ -54,6 +54,12 @@ const threadTicks = () =>
     const fields = stat.split(") ")[1]!.split(" ")
     return [tid === String(process.pid) ? "main" : tid, Number(fields[11]) + Number(fields[12])] as const
   }))
+// The same, the kernel's part only (system ticks).
+const threadSystemTicks = () =>
+  new Map(readdirSync("/proc/self/task").map((tid) => {
+    const fields = readFileSync(`/proc/self/task/${tid}/stat`, "utf8").split(") ")[1]!.split(" ")
+    return [tid === String(process.pid) ? "main" : tid, Number(fields[12])] as const
+  }))
 
 // Linux only: user + system ticks of each PostgreSQL backend of `sift_test` (the pool's, and any other's on the machine).
 const backendTicks = () =>
@@ -69,13 +75,16 @@ const backendTicks = () =>
 
 await load(3)
 const before = threadTicks()
+const systemBefore = threadSystemTicks()
 const backendsBefore = backendTicks()
 const requests = await load(seconds)
 const backendsAfter = backendTicks()
 console.log(`${(requests / seconds).toFixed(0)} req/s (load generator ${inProcess ? "in this process" : "in its own process"})`)
+const systemAfter = threadSystemTicks()
 for (const [thread, ticks] of threadTicks()) {
   const used = ticks - (before.get(thread) ?? 0)
-  if (used > 0) console.log(`  thread ${thread}: ${(used * 10_000 / requests).toFixed(0)} µs CPU per request`)
+  const system = (systemAfter.get(thread) ?? 0) - (systemBefore.get(thread) ?? 0)
+  if (used > 0) console.log(`  thread ${thread}: ${(used * 10_000 / requests).toFixed(0)} µs CPU per request (${(system * 10_000 / requests).toFixed(0)} in the kernel)`)
 }
 if (process.env.PROFILE_POSTGRES !== undefined) {
   // Backends there before and after the load (the pool's connections; a test's short-lived ones elsewhere are not).

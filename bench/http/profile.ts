@@ -47,18 +47,12 @@ const load = async (s: number): Promise<number> => {
   return count
 }
 
-// Linux only: user + system ticks (10 ms) of each of this process's threads.
+// Linux only: ticks (10 ms) of each of this process's threads, in all (user + system) and in the kernel (system).
 const threadTicks = () =>
   new Map(readdirSync("/proc/self/task").map((tid) => {
-    const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8")
-    const fields = stat.split(") ")[1]!.split(" ")
-    return [tid === String(process.pid) ? "main" : tid, Number(fields[11]) + Number(fields[12])] as const
-  }))
-// The same, the kernel's part only (system ticks).
-const threadSystemTicks = () =>
-  new Map(readdirSync("/proc/self/task").map((tid) => {
     const fields = readFileSync(`/proc/self/task/${tid}/stat`, "utf8").split(") ")[1]!.split(" ")
-    return [tid === String(process.pid) ? "main" : tid, Number(fields[12])] as const
+    const system = Number(fields[12])
+    return [tid === String(process.pid) ? "main" : tid, { total: Number(fields[11]) + system, system }] as const
   }))
 
 // Linux only: user + system ticks of each PostgreSQL backend of `sift_test` (the pool's, and any other's on the machine).
@@ -75,15 +69,13 @@ const backendTicks = () =>
 
 await load(3)
 const before = threadTicks()
-const systemBefore = threadSystemTicks()
 const backendsBefore = backendTicks()
 const requests = await load(seconds)
 const backendsAfter = backendTicks()
 console.log(`${(requests / seconds).toFixed(0)} req/s (load generator ${inProcess ? "in this process" : "in its own process"})`)
-const systemAfter = threadSystemTicks()
 for (const [thread, ticks] of threadTicks()) {
-  const used = ticks - (before.get(thread) ?? 0)
-  const system = (systemAfter.get(thread) ?? 0) - (systemBefore.get(thread) ?? 0)
+  const used = ticks.total - (before.get(thread)?.total ?? 0)
+  const system = ticks.system - (before.get(thread)?.system ?? 0)
   if (used > 0) console.log(`  thread ${thread}: ${(used * 10_000 / requests).toFixed(0)} µs CPU per request (${(system * 10_000 / requests).toFixed(0)} in the kernel)`)
 }
 if (process.env.PROFILE_POSTGRES !== undefined) {

@@ -21,7 +21,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import type { Fragment } from "@effect/sql/Statement"
 import { GroupCommit, Sql } from "@sift/store"
-import { Clock, Effect } from "effect"
+import { Clock, Deferred, Effect, Exit, FiberId } from "effect"
 import * as Embedded from "./internal/embeddedLedger.js"
 import { cycleEndAfter, orgFromRow } from "./Accounts.js"
 import { UsageExceeded } from "./AuthErrors.js"
@@ -33,7 +33,21 @@ export interface Reservation {
   readonly id: string
   readonly orgId: string
   readonly credits: number
+  /** The float it was reserved from (PostgreSQL, large balances): its credits are held by the float's row. */
+  readonly float?: string
 }
+
+/** Balances (as a process last saw them) from which its reservations are made from floats on PostgreSQL. */
+export const FLOAT_FROM = 16_384
+
+/** Credits one float holds. */
+export const FLOAT_CREDITS = 256
+
+/** How long a float is held at most: what a crashed process's float keeps held. */
+export const FLOAT_TTL_MS = 5 * 60_000
+
+/** A float unused this long is given back. */
+export const FLOAT_IDLE_MS = 1_000
 
 /** An organization's balance. */
 export interface Balance {
@@ -149,6 +163,139 @@ export class CreditLedger extends Effect.Service<CreditLedger>()("@sift/auth/Cre
       write: reserveGroup
     })
 
+    /** Holds `credits` for a request in the database (with the group of reservations made meanwhile). */
+    const reserveExact = (orgId: string, credits: number, options: { readonly ttlMs: number }): Effect.Effect<Reservation, UsageExceeded | SqlError> =>
+      Effect.gen(function*() {
+        const at = yield* now
+        const reservation = { id: id("res_"), orgId, credits }
+        const expires = new Date(at.getTime() + options.ttlMs)
+        // Usually granted with the group of reservations made meanwhile.
+        if (yield* reservations.submit({ id: reservation.id, orgId, credits, expires })) return reservation
+        let swept = false
+        // Otherwise alone: an ended cycle is renewed, a missing hold counter (a new organization, or after a
+        // database crash emptied them with the reservations) is made, lapsed reservations are released, and it goes again.
+        for (let attempt = 0;; attempt++) {
+          const row = yield* tryReserve(orgId, credits, at, reservation, expires)
+          if (row === undefined) return yield* Effect.die(new Error(`no organization ${orgId}`))
+          if (Number(row.added) > 0) return reservation
+          const available = row.available === null ? 0 : Number(row.available)
+          if (attempt >= 3) return yield* new UsageExceeded({ needed: credits, available })
+          if (row.due) {
+            yield* sql.withTransaction(lockOrg(orgId, at))
+          } else if (!row.holds) {
+            yield* sql`INSERT INTO credit_holds (org_id, reserved, settled_base)
+              SELECT id, 0, credits_settled FROM organizations WHERE id = ${orgId} ON CONFLICT (org_id) DO NOTHING`
+          } else if (swept || !(yield* sweep(orgId, at))) {
+            return yield* new UsageExceeded({ needed: credits, available })
+          } else {
+            swept = true
+          }
+        }
+      })
+
+    /**
+     * Floats: for an organization whose balance (as this process last saw it, after its own charges) is at least
+     * `FLOAT_FROM`, the process holds `FLOAT_CREDITS` at once (one reservation row, granted like any other) and
+     * reserves its requests' credits from them in memory. A charge draws what its request held from the float's row; a
+     * float is given back when it is spent, unused for `FLOAT_IDLE_MS`, when the balance falls below `FLOAT_FROM`, and
+     * when the process stops; a crashed process's float lapses after `FLOAT_TTL_MS`. What another replica can be
+     * refused early is this process's unused float, and only while the balance is that low: never more than there is.
+     */
+    interface Float {
+      readonly id: string
+      readonly orgId: string
+      readonly expiresAt: number
+      /** Credits of the float not reserved by a request. */
+      left: number
+      /** Wall-clock time of its last use. */
+      idleSince: number
+    }
+    const floats = new Map<string, Float>()
+    /** The balance each organization had after this process's last charge of it. */
+    const known = new Map<string, number>()
+    /** Organizations whose float is being taken: their other reservations wait for it. */
+    const taking = new Map<string, Deferred.Deferred<void>>()
+
+    /** Gives back `credits` of a float (its unreserved part, or a request's unused hold); the row goes once empty. */
+    const giveBack = (floatId: string, credits: number) =>
+      credits <= 0 ? Effect.void : Effect.asVoid(sql`${prepared} SELECT sift_credit_float_release(${floatId}, ${credits}::bigint)`)
+
+    /** Ends the organization's float: what it has not reserved is given back (in the background; it lapses otherwise). */
+    const retire = (float: Float) => {
+      if (floats.get(float.orgId) === float) floats.delete(float.orgId)
+      const left = float.left
+      float.left = 0
+      if (left > 0) Effect.runFork(Effect.ignoreLogged(giveBack(float.id, left)))
+    }
+
+    const noteBalances = (orgOf: (i: number) => string, remaining: ReadonlyArray<number>) => {
+      for (let i = 0; i < remaining.length; i++) known.set(orgOf(i), remaining[i]!)
+      if (floats.size === 0) return
+      for (let i = 0; i < remaining.length; i++) {
+        const float = floats.get(orgOf(i))
+        if (float !== undefined && remaining[i]! < FLOAT_FROM) retire(float)
+      }
+    }
+
+    const reserve = (orgId: string, credits: number, options: { readonly ttlMs: number }): Effect.Effect<Reservation, UsageExceeded | SqlError> =>
+      Effect.clockWith((clock) => {
+        const nowMs = clock.unsafeCurrentTimeMillis()
+        const float = floats.get(orgId)
+        if (float !== undefined && float.left >= credits && float.expiresAt - nowMs > options.ttlMs) {
+          float.left -= credits
+          float.idleSince = Date.now()
+          return Effect.succeed<Reservation>({ id: float.id, orgId, credits, float: float.id })
+        }
+        if (credits <= 0 || credits > FLOAT_CREDITS / 4 || options.ttlMs > FLOAT_TTL_MS / 2 || (known.get(orgId) ?? 0) < FLOAT_FROM) {
+          return reserveExact(orgId, credits, options)
+        }
+        const pending = taking.get(orgId)
+        if (pending !== undefined) return Effect.zipRight(Deferred.await(pending), reserve(orgId, credits, options))
+        // A new float: the spent (or expiring) one's remainder goes back.
+        if (float !== undefined) retire(float)
+        const taken = Deferred.unsafeMake<void>(FiberId.none)
+        taking.set(orgId, taken)
+        const next: Float = { id: id("flt_"), orgId, expiresAt: nowMs + FLOAT_TTL_MS, left: FLOAT_CREDITS, idleSince: Date.now() }
+        const take = Effect.flatMap(
+          reservations.submit({ id: next.id, orgId, credits: FLOAT_CREDITS, expires: new Date(next.expiresAt) }),
+          (granted): Effect.Effect<Reservation, UsageExceeded | SqlError> => {
+            if (!granted) {
+              // Not that much available: this process reserves one by one until a charge shows a large balance again.
+              known.set(orgId, 0)
+              return reserveExact(orgId, credits, options)
+            }
+            next.left -= credits
+            floats.set(orgId, next)
+            return Effect.succeed({ id: next.id, orgId, credits, float: next.id })
+          }
+        )
+        return Effect.ensuring(take, Effect.suspend(() => {
+          taking.delete(orgId)
+          return Deferred.done(taken, Exit.void)
+        }))
+      })
+
+    // Floats unused for a while are given back (another replica may need their credits), and all of them at the end.
+    // On a timer of wall-clock time, whatever clock the fibers are given (a test's clock is not the one that idles).
+    yield* Effect.acquireRelease(
+      Effect.sync(() => {
+        const timer = setInterval(() => {
+          const nowMs = Date.now()
+          for (const float of [...floats.values()]) if (nowMs - float.idleSince >= FLOAT_IDLE_MS) retire(float)
+        }, FLOAT_IDLE_MS / 2)
+        timer.unref()
+        return timer
+      }),
+      (timer) => Effect.sync(() => clearInterval(timer))
+    )
+    yield* Effect.addFinalizer(() =>
+      Effect.forEach([...floats.values()], (float) => {
+        floats.delete(float.orgId)
+        const left = float.left
+        float.left = 0
+        return Effect.ignore(giveBack(float.id, left))
+      }, { discard: true }))
+
     /** Releases the organization's lapsed reservations (their holds, not charged); whether there were any. */
     const sweep = (orgId: string, at: Date) =>
       Effect.map(
@@ -219,6 +366,7 @@ export class CreditLedger extends Effect.Service<CreditLedger>()("@sift/auth/Cre
         (rows) => {
           const remaining: Array<number> = new Array(charges.length).fill(0)
           for (const row of rows) remaining[Number(row.i)] = Number(row.remaining)
+          noteBalances((i) => charges[i]!.reservation.orgId, remaining)
           return remaining
         }
       )
@@ -240,7 +388,8 @@ export class CreditLedger extends Effect.Service<CreditLedger>()("@sift/auth/Cre
       reservation_id: charge.reservation.id,
       org_id: charge.reservation.orgId,
       request_id: charge.requestId,
-      credits: chargeOf(charge.reservation, charge)
+      credits: chargeOf(charge.reservation, charge),
+      ...(charge.reservation.float === undefined ? {} : { float_id: charge.reservation.float, held: charge.reservation.credits })
     })
 
     /** Each charge's balance as if the group were charged one by one, in order, from the balances after the group. */
@@ -254,6 +403,7 @@ export class CreditLedger extends Effect.Service<CreditLedger>()("@sift/auth/Cre
         remaining[i] = (after.get(item.org_id) ?? 0) + (later.get(item.org_id) ?? 0)
         later.set(item.org_id, (later.get(item.org_id) ?? 0) + item.credits)
       }
+      noteBalances((i) => items[i]!.org_id, remaining)
       return remaining
     }
 
@@ -322,35 +472,11 @@ export class CreditLedger extends Effect.Service<CreditLedger>()("@sift/auth/Cre
       debitIn: debitIn as (orgId: string, credits: number, requestId: string, options?: { readonly upTo?: boolean }) => Effect.Effect<Embedded.Debited, UsageExceeded | SqlError>,
       /** Credits `credits` back for request `requestId` inside `transaction`. */
       refund: refund as (orgId: string, credits: number, requestId: string) => Effect.Effect<{ remaining: number }, SqlError>,
-      /** Holds `credits` for a request, or fails with `USAGE_EXCEEDED` when they are not available. */
-      reserve: (orgId: string, credits: number, options: { readonly ttlMs: number }): Effect.Effect<Reservation, UsageExceeded | SqlError> =>
-        Effect.gen(function*() {
-          const at = yield* now
-          const reservation = { id: id("res_"), orgId, credits }
-          const expires = new Date(at.getTime() + options.ttlMs)
-          // Usually granted with the group of reservations made meanwhile.
-          if (yield* reservations.submit({ id: reservation.id, orgId, credits, expires })) return reservation
-          let swept = false
-          // Otherwise alone: an ended cycle is renewed, a missing hold counter (a new organization, or after a
-          // database crash emptied them with the reservations) is made, lapsed reservations are released, and it goes again.
-          for (let attempt = 0;; attempt++) {
-            const row = yield* tryReserve(orgId, credits, at, reservation, expires)
-            if (row === undefined) return yield* Effect.die(new Error(`no organization ${orgId}`))
-            if (Number(row.added) > 0) return reservation
-            const available = row.available === null ? 0 : Number(row.available)
-            if (attempt >= 3) return yield* new UsageExceeded({ needed: credits, available })
-            if (row.due) {
-              yield* sql.withTransaction(lockOrg(orgId, at))
-            } else if (!row.holds) {
-              yield* sql`INSERT INTO credit_holds (org_id, reserved, settled_base)
-                SELECT id, 0, credits_settled FROM organizations WHERE id = ${orgId} ON CONFLICT (org_id) DO NOTHING`
-            } else if (swept || !(yield* sweep(orgId, at))) {
-              return yield* new UsageExceeded({ needed: credits, available })
-            } else {
-              swept = true
-            }
-          }
-        }),
+      /**
+       * Holds `credits` for a request, or fails with `USAGE_EXCEEDED` when they are not available: from this process's
+       * float for the organization when it has one that covers them (no round trip), else in the database.
+       */
+      reserve,
       /**
        * Charges what was delivered (at most what was reserved) and releases the reservation, durable when this
        * completes: one statement, shared with the commits made meanwhile (a group commit). It charges even when the
@@ -378,9 +504,18 @@ export class CreditLedger extends Effect.Service<CreditLedger>()("@sift/auth/Cre
       settleWith: ((charges, statement) => Effect.uninterruptible(settleOne(charges, statement))) as Embedded.SettleWith | undefined,
       /** Only the embedded ledger keeps charges in memory for a redo journal. */
       journal: undefined as Embedded.JournalPart | undefined,
-      /** Releases a reservation without charging. */
+      /** Releases a reservation without charging (one from a float goes back to it, or to its row once it ended). */
       release: (reservation: Reservation) =>
-        Effect.map(
+        reservation.float !== undefined ? Effect.zipRight(
+          Effect.suspend(() => {
+            const float = floats.get(reservation.orgId)
+            if (float === undefined || float.id !== reservation.float) return giveBack(reservation.float!, reservation.credits)
+            float.left += reservation.credits
+            return Effect.void
+          }),
+          Effect.map(sql<{ credits_remaining: string | number }>`SELECT credits_remaining FROM organizations WHERE id = ${reservation.orgId}`,
+            (rows) => ({ remaining: Number(rows[0]?.credits_remaining ?? 0) }))
+        ) : Effect.map(
           sql<{ credits_remaining: string | number }>`
             WITH released AS (DELETE FROM credit_reservations WHERE id = ${reservation.id} RETURNING org_id, credits),
             freed AS (UPDATE credit_holds h SET reserved = h.reserved - r.credits FROM released r WHERE h.org_id = r.org_id)

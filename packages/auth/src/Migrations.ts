@@ -99,8 +99,75 @@ export const migrations = {
   // The ledger's two per-request statements on PostgreSQL as PL/pgSQL functions: node-postgres sends every statement
   // unnamed, so PostgreSQL planned each of these CTEs anew (about 1 ms, more than running it); a function's plans are
   // kept per connection. `CreditLedger` documents what each does.
-  "0007_credit_functions": Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(creditFunctions).unprepared)
+  "0007_credit_functions": Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(creditFunctions).unprepared),
+  // Floats (`CreditLedger`): a process holds credits once (a reservation row like any other) and reserves many
+  // requests' credits from it in memory. A charge of such a request draws what it held from the float's row (deleted
+  // once empty); `sift_credit_float_release` gives credits of a float back.
+  "0008_credit_floats": Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(floatFunctions).unprepared)
 }
+
+/** `sift_credit_charge` with charges drawn from floats, and `sift_credit_float_release`. */
+const floatFunctions = `
+CREATE OR REPLACE FUNCTION sift_credit_charge(p_items json) RETURNS TABLE (org text, remaining bigint)
+LANGUAGE plpgsql AS $fn$
+#variable_conflict use_column
+DECLARE v_floats text[];
+BEGIN
+  v_floats := ARRAY(SELECT DISTINCT t.float_id FROM json_to_recordset(p_items) AS t(float_id text) WHERE t.float_id IS NOT NULL);
+  RETURN QUERY
+  WITH c AS (
+    SELECT * FROM json_to_recordset(p_items) AS t(reservation_id text, org_id text, request_id text, credits bigint, float_id text, held bigint)
+  ),
+  locked AS MATERIALIZED (SELECT o.id FROM organizations o WHERE o.id IN (SELECT c.org_id FROM c) ORDER BY o.id FOR UPDATE),
+  released AS (
+    DELETE FROM credit_reservations x WHERE x.id IN (SELECT c.reservation_id FROM c WHERE c.float_id IS NULL)
+    RETURNING x.org_id, x.credits
+  ),
+  drawn AS (
+    UPDATE credit_reservations x SET credits = x.credits - d.held
+    FROM (SELECT c.float_id, SUM(c.held)::bigint AS held FROM c WHERE c.float_id IS NOT NULL GROUP BY c.float_id) d
+    WHERE x.id = d.float_id
+    RETURNING x.org_id, d.held AS credits
+  ),
+  sums AS (SELECT c.org_id, SUM(c.credits)::bigint AS credits FROM c GROUP BY c.org_id),
+  freed AS (
+    SELECT f.org_id, SUM(f.credits)::bigint AS credits
+    FROM (SELECT released.org_id, released.credits FROM released UNION ALL SELECT drawn.org_id, drawn.credits FROM drawn) f
+    GROUP BY f.org_id
+  ),
+  charged AS (
+    UPDATE organizations o SET credits_remaining = o.credits_remaining - sums.credits,
+      credits_settled = o.credits_settled + COALESCE(freed.credits, 0)
+    FROM sums LEFT JOIN freed ON freed.org_id = sums.org_id
+    WHERE o.id = sums.org_id AND (SELECT count(*) FROM locked) >= 0
+    RETURNING o.id, o.credits_remaining
+  ),
+  events AS (INSERT INTO credit_events (org_id, request_id, credits) SELECT c.org_id, c.request_id, c.credits FROM c WHERE c.credits > 0)
+  SELECT charged.id, charged.credits_remaining FROM charged;
+  -- A float whose every credit was charged or given back is done with.
+  IF cardinality(v_floats) > 0 THEN
+    DELETE FROM credit_reservations x WHERE x.id = ANY (v_floats) AND x.credits <= 0;
+  END IF;
+END
+$fn$;
+
+CREATE OR REPLACE FUNCTION sift_credit_float_release(p_id text, p_credits bigint) RETURNS void
+LANGUAGE plpgsql AS $fn$
+DECLARE v_org text; v_held bigint; v_amount bigint;
+BEGIN
+  PERFORM set_config('synchronous_commit', 'off', true);
+  SELECT org_id, credits INTO v_org, v_held FROM credit_reservations WHERE id = p_id FOR UPDATE;
+  IF v_org IS NULL THEN RETURN; END IF;
+  v_amount := LEAST(p_credits, v_held);
+  IF v_held <= v_amount THEN
+    DELETE FROM credit_reservations WHERE id = p_id;
+  ELSE
+    UPDATE credit_reservations SET credits = credits - v_amount WHERE id = p_id;
+  END IF;
+  UPDATE credit_holds SET reserved = reserved - v_amount WHERE org_id = v_org;
+END
+$fn$;
+`
 
 /** `sift_credit_reserve` (a group of reservations) and `sift_credit_charge` (a group of charges). */
 const creditFunctions = `

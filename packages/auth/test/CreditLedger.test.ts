@@ -4,6 +4,7 @@
  * under concurrency.
  */
 import { describe, expect, it } from "@effect/vitest"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Exit, Layer, TestClock } from "effect"
 import * as Auth from "../src/index.js"
 import { backends, codeOf, layerFor, title, unique } from "./support/database.js"
@@ -121,5 +122,71 @@ describe.skipIf(postgres.skip !== undefined)(`credit ledger across two connectio
       )
       expect(outcomes.filter(Exit.isSuccess)).toHaveLength(100)
       for (const replica of replicas) expect(yield* Effect.provide(remaining(orgId), replica)).toBe(100)
+    }), { timeout: 60_000 })
+})
+
+const onPostgres = backends.find((backend) => backend.name === "postgres")!
+
+describe.skipIf(onPostgres.skip !== undefined)(`credit floats for large balances (${title(onPostgres)})`, () => {
+  const { FLOAT_CREDITS, FLOAT_FROM, FLOAT_IDLE_MS } = Auth.CreditLedger
+  /** What the database holds for the organization: its reservation rows' credits, and its hold counter's held credits. */
+  const heldOf = (orgId: string) =>
+    Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      Effect.map(sql<{ rows: string | number; held: string | number }>`
+        SELECT (SELECT COALESCE(SUM(credits), 0) FROM credit_reservations WHERE org_id = ${orgId}) AS rows,
+          (SELECT h.reserved - (o.credits_settled - h.settled_base) FROM credit_holds h JOIN organizations o ON o.id = h.org_id
+            WHERE h.org_id = ${orgId}) AS held`, ([row]) => ({ rows: Number(row!.rows), held: Number(row!.held) })))
+
+  it.scoped("after a charge shows a large balance, reservations come from one float; charges, releases and the idle give-back leave nothing held", () =>
+    Effect.gen(function*() {
+      const replica = yield* Layer.build(layerFor(onPostgres))
+      const run = <A, E>(effect: Effect.Effect<A, E, any>) => Effect.provide(effect, replica) as Effect.Effect<A, E>
+      const l = yield* run(ledger)
+      const orgId = yield* run(orgWith(FLOAT_FROM + 1_000))
+      // The first reservation is exact: the process has not seen the balance yet.
+      const first = yield* run(reserve(orgId, 1))
+      expect(first.float).toBeUndefined()
+      yield* run(l.commit(first, { credits: 1, requestId: `r-${unique()}` }))
+      const fromFloat = yield* run(reserve(orgId, 2))
+      expect(fromFloat.float).toMatch(/^flt_/)
+      // One row holds the float's credits; the request's are part of them.
+      expect(yield* run(heldOf(orgId))).toEqual({ rows: FLOAT_CREDITS, held: FLOAT_CREDITS })
+      const more = yield* Effect.forEach(Array.from({ length: 100 }), () => run(reserve(orgId, 1)))
+      expect(new Set(more.map((r) => r.float))).toEqual(new Set([fromFloat.float]))
+      expect(yield* run(heldOf(orgId))).toEqual({ rows: FLOAT_CREDITS, held: FLOAT_CREDITS })
+      // Charged what was delivered (at most what was held), each with its event; a release goes back to the float.
+      expect(yield* run(l.commit(fromFloat, { credits: 5, requestId: `r-${unique()}` }))).toEqual({ remaining: FLOAT_FROM + 1_000 - 1 - 2 })
+      yield* Effect.forEach(more.slice(0, 60), (r) => run(l.commit(r, { credits: 1, requestId: `r-${unique()}` })))
+      yield* Effect.forEach(more.slice(60), (r) => run(l.release(r)))
+      expect(yield* run(remaining(orgId))).toBe(FLOAT_FROM + 1_000 - 63)
+      expect(yield* run(heldOf(orgId))).toEqual({ rows: FLOAT_CREDITS - 62, held: FLOAT_CREDITS - 62 })
+      // Unused for FLOAT_IDLE_MS (wall-clock), the float is given back: nothing held, the row gone.
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, FLOAT_IDLE_MS * 2 + 200)))
+      expect(yield* run(heldOf(orgId))).toEqual({ rows: 0, held: 0 })
+      const events = yield* run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ n: string | number; sum: string | number }>`
+        SELECT count(*) AS n, SUM(credits) AS sum FROM credit_events WHERE org_id = ${orgId}`))
+      expect(events.map((e) => [Number(e.n), Number(e.sum)])).toEqual([[62, 63]])
+    }), { timeout: 60_000 })
+
+  it.scoped("a balance that falls below FLOAT_FROM ends the float at the next charge: the rest is reserved one by one, exactly", () =>
+    Effect.gen(function*() {
+      const replica = yield* Layer.build(layerFor(onPostgres))
+      const run = <A, E>(effect: Effect.Effect<A, E, any>) => Effect.provide(effect, replica) as Effect.Effect<A, E>
+      const l = yield* run(ledger)
+      const orgId = yield* run(orgWith(FLOAT_FROM + 10))
+      yield* run(l.commit(yield* run(reserve(orgId, 1)), { credits: 1, requestId: `r-${unique()}` }))
+      const a = yield* run(reserve(orgId, 20))
+      expect(a.float).toMatch(/^flt_/)
+      // Charged 20: the balance is FLOAT_FROM - 11, so the float's rest goes back.
+      yield* run(l.commit(a, { credits: 20, requestId: `r-${unique()}` }))
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 200)))
+      expect(yield* run(heldOf(orgId))).toEqual({ rows: 0, held: 0 })
+      const b = yield* run(reserve(orgId, 1))
+      expect(b.float).toBeUndefined()
+      // Every credit left can be held, and no more.
+      const all = yield* run(reserve(orgId, FLOAT_FROM - 12))
+      expect(codeOf(yield* Effect.flip(run(reserve(orgId, 1))))).toBe("USAGE_EXCEEDED")
+      yield* run(l.release(all))
+      yield* run(l.release(b))
     }), { timeout: 60_000 })
 })

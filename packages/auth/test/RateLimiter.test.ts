@@ -3,6 +3,7 @@
  * upsert per hit, shared by every replica): boundaries, headers' numbers, buckets, and exactness under concurrency.
  */
 import { describe, expect, it } from "@effect/vitest"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Layer, TestClock } from "effect"
 import * as Auth from "../src/index.js"
 import { backends, layerFor, title, unique } from "./support/database.js"
@@ -102,4 +103,57 @@ describe.skipIf(postgres.skip !== undefined)(`rate limiter across two connection
       expect(outcomes.filter((o) => o.allowed)).toHaveLength(60)
       expect(outcomes.filter((o) => o.allowed).map((o) => o.remaining).sort((x, y) => x - y)).toEqual(Array.from({ length: 60 }, (_, i) => i))
     }), { timeout: 60_000 })
+})
+
+describe.skipIf(postgres.skip !== undefined)(`rate limiter leases for limits of ${Auth.RateLimiter.LEASE_FROM} a minute or more (${title(postgres)})`, () => {
+  const counted = (keyId: string, windowStart: number) =>
+    Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      Effect.map(sql<{ count: number }>`SELECT count FROM rate_limit_windows WHERE key_id = ${keyId} AND bucket = 'api' AND window_start = ${windowStart}`,
+        (rows) => Number(rows[0]?.count ?? 0)))
+
+  it.scoped("a claim of LEASE_MAX hits answers the next ones from memory: one row update, remaining counted down by one", () =>
+    Effect.gen(function*() {
+      const replica = yield* Layer.build(layerFor(postgres))
+      const keyId = `key_${unique()}`
+      const limit = 1_000_000
+      yield* TestClock.setTime(minute(15) + 1_000)
+      const limiter = yield* Effect.provide(Auth.RateLimiter.RateLimiter, replica)
+      expect(limiter.leased(keyId, "api", limit, minute(15) + 1_000)).toBe(false)
+      const outcomes = yield* Effect.forEach(Array.from({ length: 200 }), () => Effect.provide(hit(keyId, limit), replica))
+      expect(outcomes.every((o) => o.allowed)).toBe(true)
+      expect(outcomes.map((o) => o.remaining)).toEqual(Array.from({ length: 200 }, (_, i) => limit - 1 - i))
+      expect(limiter.leased(keyId, "api", limit, minute(15) + 1_000)).toBe(true)
+      // The window's row holds the one claim; the other 199 hits never reached the database.
+      expect(yield* Effect.provide(counted(keyId, minute(15)), replica)).toBe(Auth.RateLimiter.LEASE_MAX)
+      // Below LEASE_FROM every hit is its own place in the count.
+      const small = `key_${unique()}`
+      for (let i = 0; i < 3; i++) yield* Effect.provide(hit(small, Auth.RateLimiter.LEASE_FROM - 1), replica)
+      expect(yield* Effect.provide(counted(small, minute(15)), replica)).toBe(3)
+      // A new window needs a new claim.
+      yield* TestClock.setTime(minute(16))
+      expect(limiter.leased(keyId, "api", limit, minute(16))).toBe(false)
+      expect((yield* Effect.provide(hit(keyId, limit), replica)).remaining).toBe(limit - 1)
+    }), { timeout: 60_000 })
+
+  it.scoped("12,000 concurrent hits through two replicas at a leased limit of 10,000: never more allowed, at most a lease's worth fewer", () =>
+    Effect.gen(function*() {
+      const replicas = [yield* Layer.build(layerFor(postgres)), yield* Layer.build(layerFor(postgres))]
+      const keyId = `key_${unique()}`
+      const limit = Auth.RateLimiter.LEASE_FROM
+      yield* TestClock.setTime(minute(17) + 1_000)
+      const outcomes = yield* Effect.all(
+        Array.from({ length: 12_000 }, (_, i) => Effect.provide(hit(keyId, limit), replicas[i % 2]!)),
+        { concurrency: "unbounded" }
+      )
+      const allowed = outcomes.filter((o) => o.allowed).length
+      expect(allowed).toBeLessThanOrEqual(limit)
+      // What a replica's last claim left unused: claims shrink to 1/64 of what the window has left.
+      expect(allowed).toBeGreaterThan(limit - 64)
+      expect(outcomes.filter((o) => !o.allowed).every((o) => o.remaining === 0)).toBe(true)
+      // Once full, the window refuses every later hit, and counts it.
+      const before = yield* Effect.provide(counted(keyId, minute(17)), replicas[0]!)
+      expect(before).toBeGreaterThanOrEqual(limit)
+      expect((yield* Effect.provide(hit(keyId, limit), replicas[1]!)).allowed).toBe(false)
+      expect(yield* Effect.provide(counted(keyId, minute(17)), replicas[0]!)).toBe(before + 1)
+    }), { timeout: 120_000 })
 })

@@ -11,7 +11,7 @@ describe("@sift/auth exports", () => {
   })
 
   it("keeps its migration history: ids are never renamed or removed, new ones come last", () => {
-    expect(Object.keys(Auth.migrations)).toEqual(["0001_accounts", "0002_key_lookup", "0003_unlogged_metering", "0004_agents", "0005_oauth", "0006_credit_holds", "0007_credit_functions"])
+    expect(Object.keys(Auth.migrations)).toEqual(["0001_accounts", "0002_key_lookup", "0003_unlogged_metering", "0004_agents", "0005_oauth", "0006_credit_holds", "0007_credit_functions", "0008_credit_floats"])
   })
 
   it("publishes the package root and its modules, never internal/", () => {

@@ -245,8 +245,9 @@ export const serve = <A, E1 extends ErrorMapping.CodedError, R1, E2 extends Erro
       const limiter = Context.get(services, RateLimiter.RateLimiter)
       const limit = route.bucket === "logs" ? Plans.LOGS_REQUESTS_PER_MINUTE : caller.org.requestsPerMinute
       const hit = Tracing.stage("rate limit", limiter.hit(caller.keyId, route.bucket, limit))
-      // Counted in memory (embedded), or a key already refused in this window: the hit first, then the rest.
-      if (limiter.local || isRefused(refusedKey(caller.keyId, route.bucket), clock.unsafeCurrentTimeMillis())) {
+      // Counted in memory (embedded, or from a lease), or a key already refused in this window: the hit first, then the rest.
+      const nowMs = clock.unsafeCurrentTimeMillis()
+      if (limiter.local || limiter.leased(caller.keyId, route.bucket, limit, nowMs) || isRefused(refusedKey(caller.keyId, route.bucket), nowMs)) {
         return andThen(hit, (window): Step => counted(caller, window) ?? bodyRead(caller, worked))
       }
       // A round trip: the body is read, validated and its credits reserved while the hit is counted. The answer is

@@ -19,6 +19,8 @@ interface Reservation {
   readonly id: string
   readonly orgId: string
   readonly credits: number
+  /** Only the PostgreSQL ledger reserves from floats. */
+  readonly float?: string
 }
 
 interface OrgState {

@@ -136,6 +136,32 @@ describe.skipIf(databaseUrl === null || databaseUrl === undefined)("two api and 
     expect(answers.every((a) => logged.get(a.id) === a.status)).toBe(true)
   }, 120_000)
 
+  it("a large balance and limit (floats and leases): 400 scrapes over both api processes, each charged once, nothing left held once idle", async () => {
+    const credits = Auth.CreditLedger.FLOAT_FROM * 4
+    const { orgId, secret } = await account("floats", credits, Auth.RateLimiter.LEASE_FROM * 10)
+    const scrape = async (i: number) => {
+      const response = await fetch(`${apis[i % 2]!.url}${scrapePath(i % 10)}`, { headers: { authorization: `Bearer ${secret}` } })
+      const body = (await response.json()) as { request_id: string; key_metadata?: { credits_consumed: number; credits_remaining: number } }
+      return { status: response.status, id: body.request_id, meta: body.key_metadata, limitLeft: Number(response.headers.get("x-ratelimit-remaining")) }
+    }
+    // One charge per process first: the balance each process has seen decides whether it takes floats.
+    const first = await Promise.all([0, 1].map(scrape))
+    const answers = [...first, ...await Promise.all(Array.from({ length: 398 }, (_, i) => scrape(i + 2)))]
+    expect(answers.map((a) => a.status)).toEqual(Array(400).fill(200))
+    expect(answers.every((a) => a.meta?.credits_consumed === 1)).toBe(true)
+    expect(answers.every((a) => a.limitLeft >= Auth.RateLimiter.LEASE_FROM * 10 - 400 - 2 * Auth.RateLimiter.LEASE_MAX && a.limitLeft < Auth.RateLimiter.LEASE_FROM * 10)).toBe(true)
+    const { logs, charges, remaining } = await stateOf(orgId)
+    expect(remaining).toBe(credits - 400)
+    expect(charges.map((c) => c.request_id).sort()).toEqual(answers.map((a) => a.id).sort())
+    expect(logs.length).toBe(400)
+    // An idle process gives its float back: no reservation row and nothing held is left.
+    await new Promise((r) => setTimeout(r, Auth.CreditLedger.FLOAT_IDLE_MS * 2 + 500))
+    const held = await run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ rows: string | number; held: string | number | null }>`
+      SELECT (SELECT count(*) FROM credit_reservations WHERE org_id = ${orgId}) AS rows,
+        (SELECT h.reserved - (o.credits_settled - h.settled_base) FROM credit_holds h JOIN organizations o ON o.id = h.org_id WHERE h.org_id = ${orgId}) AS held`))
+    expect(held.map((h) => [Number(h.rows), Number(h.held ?? 0)])).toEqual([[0, 0]])
+  }, 120_000)
+
   it("a key's requests-per-minute limit holds across both api processes", async () => {
     await awaitFreshMinute(20)
     const { orgId, secret } = await account("rpm", 1_000, 20)

@@ -8,7 +8,7 @@
  * in leases on PostgreSQL: a hit that goes to the database claims up to 1/64 of what its window has left (at most
  * `LEASE_MAX` hits) and the process answers the next hits of that key from the claim, in memory. Never more than the
  * limit is allowed, whatever the replicas; a replica's unused claim can refuse another's hits early by at most that
- * claim, and claims shrink as the window fills (a window's last 64 hits are counted one by one).
+ * claim, and claims shrink as the window fills (the last 128 hits a process sees left are claimed one at a time).
  *
  * @since 0.1.0
  */

@@ -153,6 +153,27 @@ describe("NaicsClassifier", () => {
     expect(office.slice(0, 5).map((r) => r.code.slice(0, 3))).not.toContain("622")
   })
 
+  it("knows the everyday words of trades whose official titles sites never use (grounds crews, cold chains, newscasts, machine tool dealers)", () => {
+    const first = (title: string, description: string, paragraphs: ReadonlyArray<string>) => top(company(title, description, paragraphs))[0]!.code
+    const within = (title: string, description: string, paragraphs: ReadonlyArray<string>) => top(company(title, description, paragraphs)).map((r) => r.code)
+    expect(first("Evergreen Site Care", "Commercial mowing and grounds maintenance for apartment communities.",
+      ["Crews handle mowing and edging, mulching and hedge pruning every week from April to November."])).toBe("561730")
+    expect(first("Frostline Logistics", "Refrigerated trucking across the Southeast.",
+      ["Temperature-controlled truckload service for dairy and frozen food shippers; every reefer is tracked."])).toBe("484230")
+    expect(first("Harborside Cold Storage", "A cold storage warehouse with blast freezing next to the fish pier.",
+      ["Pallets of seafood are frozen overnight and held in our frozen warehouse until they ship."])).toBe("493120")
+    expect(first("WKVA 12", "Local news, weather and traffic for the valley.",
+      ["Watch our evening newscast at 6 and the late newscast at 11 on channel 12."])).toBe("516120")
+    expect(first("Rosemont Pharma", "Sterile injectables for hospital pharmacies.",
+      ["Our plant fills generic drugs into vials and prefilled syringes for hospitals."])).toBe("325412")
+    expect(first("Lindqvist Dental", "Dental checkups, fillings and root canals for the family.",
+      ["New dental patients are seen within the week; we also offer teeth whitening and crowns."])).toBe("621210")
+    expect(first("Route 9 Auto Care", "Check engine diagnostics, brakes and alignments for every make.",
+      ["Drop off your car in the morning; our mechanics call you before any repair."])).toBe("811111")
+    expect(within("Great Lakes Machine Tool Sales", "Machine tool dealer for CNC machines and machining centers.",
+      ["Authorized distributor of three builders' lathes and mills, with applications engineers and parts."])).toContain("423830")
+  })
+
   it("reads a freight broker that owns no trucks as arranging freight, while a carrier with its own trucks stays a carrier", () => {
     const broker = top(company("Bluestem Freight | Truckload, LTL and Flatbed", "Truckload, LTL and flatbed capacity on every lane, from our network of 15,000 vetted carriers.",
       ["Get a truckload or LTL rate in minutes and track every load.", "Bluestem owns no trucks: we arrange freight for shippers and pay our carriers in 48 hours.",

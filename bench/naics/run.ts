@@ -6,8 +6,8 @@
  * reported apart, and the held-out companies appended for issue 23 once more on their own. Tuning batches 2-16
  * (`tuningBatch2.ts`: lists of their own, outside the split, tuned on in full; 14 and 15, a fresh sample over all
  * sectors, were first used untuned to compare ranking strategies, and so was 16, another such sample, before its
- * misses were tuned on)
- * are reported one by one; each batch's commit gives how it read before any tuning on it. Every page is checked not to name its company's code or official title.
+ * misses were tuned on) are reported one by one; each batch's commit gives how it read before any tuning on it. Every
+ * page is checked not to name its company's code or official title.
  *
  * Run: `npx tsx bench/naics/run.ts [--misses]`
  */

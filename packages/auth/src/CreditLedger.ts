@@ -220,11 +220,17 @@ export class CreditLedger extends Effect.Service<CreditLedger>()("@sift/auth/Cre
     const giveBack = (floatId: string, credits: number) =>
       credits <= 0 ? Effect.void : Effect.asVoid(sql`${prepared} SELECT sift_credit_float_release(${floatId}, ${credits}::bigint)`)
 
-    /** Ends the organization's float: what it has not reserved is given back (in the background; it lapses otherwise). */
-    const retire = (float: Float) => {
+    /** Takes the float out of use; what it had not reserved, to give back. */
+    const detach = (float: Float): number => {
       if (floats.get(float.orgId) === float) floats.delete(float.orgId)
       const left = float.left
       float.left = 0
+      return left
+    }
+
+    /** Ends the organization's float: what it has not reserved is given back (in the background; it lapses otherwise). */
+    const retire = (float: Float) => {
+      const left = detach(float)
       if (left > 0) Effect.runFork(Effect.ignoreLogged(giveBack(float.id, left)))
     }
 
@@ -289,12 +295,7 @@ export class CreditLedger extends Effect.Service<CreditLedger>()("@sift/auth/Cre
       (timer) => Effect.sync(() => clearInterval(timer))
     )
     yield* Effect.addFinalizer(() =>
-      Effect.forEach([...floats.values()], (float) => {
-        floats.delete(float.orgId)
-        const left = float.left
-        float.left = 0
-        return Effect.ignore(giveBack(float.id, left))
-      }, { discard: true }))
+      Effect.forEach([...floats.values()], (float) => Effect.ignore(giveBack(float.id, detach(float))), { discard: true }))
 
     /** Releases the organization's lapsed reservations (their holds, not charged); whether there were any. */
     const sweep = (orgId: string, at: Date) =>

@@ -40,6 +40,18 @@ export interface Hit {
   readonly retryAfter: number
 }
 
+/** The outcome of a hit, given how many hits its window has counted so far (this one included). */
+const outcome = (limit: number, allowed: boolean, counted: number, windowStart: number, nowMs: number): Hit => {
+  const end = windowStart + WINDOW_MS
+  return {
+    allowed,
+    limit,
+    remaining: Math.max(0, limit - counted),
+    resetAt: Math.ceil(end / 1000),
+    retryAfter: Math.min(60, Math.max(1, Math.ceil((end - nowMs) / 1000)))
+  }
+}
+
 /** The rate limiter. */
 export class RateLimiter extends Effect.Service<RateLimiter>()("@sift/auth/RateLimiter", {
   scoped: Effect.gen(function*() {
@@ -91,16 +103,6 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("@sift/auth/RateL
     const leaseOf = (key: string, nowMs: number) => {
       const lease = leases.get(key)
       return lease !== undefined && lease.windowStart === Math.floor(nowMs / WINDOW_MS) * WINDOW_MS ? lease : undefined
-    }
-    const outcome = (limit: number, allowed: boolean, counted: number, windowStart: number, nowMs: number): Hit => {
-      const end = windowStart + WINDOW_MS
-      return {
-        allowed,
-        limit,
-        remaining: Math.max(0, limit - counted),
-        resetAt: Math.ceil(end / 1000),
-        retryAfter: Math.min(60, Math.max(1, Math.ceil((end - nowMs) / 1000)))
-      }
     }
     const prune = (windowStart: number) => {
       if (windowStart === prunedWindow) return Effect.void
@@ -187,14 +189,7 @@ const embedded = () => {
           windows.set(key, window)
         }
         window.count++
-        const end = windowStart + WINDOW_MS
-        return Effect.succeed({
-          allowed: window.count <= limit,
-          limit,
-          remaining: Math.max(0, limit - window.count),
-          resetAt: Math.ceil(end / 1000),
-          retryAfter: Math.min(60, Math.max(1, Math.ceil((end - nowMs) / 1000)))
-        })
+        return Effect.succeed(outcome(limit, window.count <= limit, window.count, windowStart, nowMs))
       })
   }
 }

@@ -150,6 +150,21 @@ for (const backend of backends) {
       for (const e of entries) expect(stored.find((row) => row.request_id === e.requestId)?.response).toBe(e.response)
     })
 
+    it("a group's responses go apart from its records: null ones, empty ones and text holding the separators raw are stored exactly", async () => {
+      const orgId = `org_${randomUUID().slice(0, 8)}`
+      const plain = ["{\"markdown\":\"one\"}", "", "{\"markdown\":\"two \\u001e \\u001f\"}", null, "{\"markdown\":\"three\"}"]
+      const raw = ["{\"a\":1}", "not JSON: \u001e and \u001f raw", null]
+      const groups = [plain, raw].map((responses) => responses.map((response) => ({ ...entry(orgId), response })))
+      const stored = await withLog(backend.layer(), (log, _close, sql) =>
+        Effect.gen(function*() {
+          // Each list settles as one group (submitted together); the second goes as whole records.
+          for (const group of groups) yield* Effect.forEach(group, log.record, { concurrency: "unbounded" })
+          return yield* sql<{ request_id: string; response: string | null }>`SELECT request_id, response FROM request_logs WHERE org_id = ${orgId}`
+        }))
+      expect(stored).toHaveLength(plain.length + raw.length)
+      for (const e of groups.flat()) expect(stored.find((row) => row.request_id === e.requestId)?.response).toBe(e.response)
+    })
+
     it("a scrape-sized response is stored compressed (lz4 on PostgreSQL, pglz where lz4 is not built) and read back exactly", async () => {
       const orgId = `org_${randomUUID().slice(0, 8)}`
       const markdown = Array.from({ length: 60 }, (_, i) => `Line ${i}: text \u00e9 "quoted" \\ ${"word ".repeat(i % 7)}`).join("\n")

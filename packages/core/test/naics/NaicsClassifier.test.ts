@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import * as CompanyEvidence from "../../src/CompanyEvidence.js"
 import { modelOf } from "../../src/internal/naics/activity.js"
+import * as Naics from "../../src/Naics.js"
 import * as NaicsClassifier from "../../src/NaicsClassifier.js"
 
 /** A one-page company from plain parts (written here, independent of the evaluation set). */
@@ -151,6 +152,20 @@ describe("NaicsClassifier", () => {
         "The corporate office has no dining rooms; guests eat at the restaurants themselves."]))
     expect(office[0]!.code).toBe("551114")
     expect(office.slice(0, 5).map((r) => r.code.slice(0, 3))).not.toContain("622")
+  })
+
+  it("has everyday example phrases for every code but some makers', and reads trades that had none (a cobbler, a cemetery, wheelchair van rides)", () => {
+    // A maker's phrase names the making: 63 makers' codes whose only phrases were product names (their sellers' words
+    // too) have none.
+    const without = Naics.industries().filter((industry) => industry.examples.length === 0).map((industry) => industry.code)
+    expect(without.filter((code) => !/^3[1-3]/.test(code))).toEqual([])
+    expect(without.length).toBeLessThanOrEqual(63)
+    expect(top(company("Heel & Sole", "Cobbler on Main Street: resoling, heels, stitching and boot repair.",
+      ["Most shoes back in a week.", "We also fix handbags and belts."]))[0]!.code).toBe("811430")
+    expect(top(company("Oak Lawn Memorial Park", "Burial plots, a mausoleum and a columbarium on 80 quiet acres.",
+      ["Pre-need planning with our family counselors.", "Perpetual care of every grave."]))[0]!.code).toBe("812220")
+    expect(top(company("CareRide", "Wheelchair van rides to dialysis and doctor visits, billed to Medicaid.",
+      ["Door-through-door help from trained drivers.", "Book 48 hours ahead."]))[0]!.code).toBe("485991")
   })
 
   it("knows the everyday words of trades whose official titles sites never use (grounds crews, cold chains, newscasts, machine tool dealers)", () => {

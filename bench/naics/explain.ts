@@ -9,11 +9,13 @@ import * as NaicsClassifier from "../../packages/core/src/NaicsClassifier.js"
 import { adjustments, modelOf } from "../../packages/core/src/internal/naics/activity.js"
 import { companies } from "./companies.js"
 import { pages } from "./site.js"
-import { tuningBatch10, tuningBatch11, tuningBatch12, tuningBatch13, tuningBatch14, tuningBatch15, tuningBatch2, tuningBatch3, tuningBatch4, tuningBatch5, tuningBatch6, tuningBatch7, tuningBatch8, tuningBatch9 } from "./tuningBatch2.js"
+import * as Batches from "./tuningBatch2.js"
+import { tuningBatch18 } from "./tuningBatch18.js"
+import { tuningBatch19 } from "./tuningBatch19.js"
 
 for (const name of process.argv.slice(2)) {
   const at = companies.findIndex((c) => c.name === name)
-  const company = at < 0 ? [...tuningBatch2, ...tuningBatch3, ...tuningBatch4, ...tuningBatch5, ...tuningBatch6, ...tuningBatch7, ...tuningBatch8, ...tuningBatch9, ...tuningBatch10, ...tuningBatch11, ...tuningBatch12, ...tuningBatch13, ...tuningBatch14, ...tuningBatch15].find((c) => c.name === name) : companies[at]
+  const company = at < 0 ? [...Object.values(Batches).flat(), ...tuningBatch18, ...tuningBatch19].find((c) => c.name === name) : companies[at]
   if (company === undefined) throw new Error(`no company ${name}`)
   if (at % 3 === 2) throw new Error(`${name} is held out`)
   const evidence = { domain: company.domain, pages: [...pages(company)].map(([path, html]) => CompanyEvidence.fromHtml(`https://${company.domain}${path}`, html)) }

@@ -154,6 +154,22 @@ describe("NaicsClassifier", () => {
     expect(office.slice(0, 5).map((r) => r.code.slice(0, 3))).not.toContain("622")
   })
 
+  it("reads a name with 'to' in it, a bar pouring brewers' beer and a distributor selling by the pallet as what they are", () => {
+    // "Paws to Claws is a ...": the words after the name's "to" are the activity, not its customers.
+    expect(top(company("Paws to Claws", "Book online.", ["Paws to Claws is a mobile dog grooming van."]))[0]!.code).toBe("812910")
+    // "drafts from regional breweries": the breweries are its suppliers. (Its "drafts" still brings drafting services
+    // close: the two share a stem.)
+    const bar = top(company("The Copper Spigot", "A neighborhood bar with twenty drafts from regional breweries. We don't brew; we pour.",
+      ["Pints $6, flights $11.", "Trivia Tuesdays and a dart league on Thursdays."])).map((r) => r.code)
+    expect(bar[0]).not.toBe("312120")
+    expect(bar.slice(0, 2)).toContain("722410")
+    // By the pallet, to businesses only, vendor-managed bins, SKUs and a credit application: a distributor, and it
+    // never says it makes anything.
+    expect(top(company("Ironline Industrial Supply", "Bearings, belts and hose for maintenance crews, sold by the pallet or the box to businesses only.",
+      ["Our reps refill vendor-managed inventory bins on your plant floor.", "Stocking 25,000 SKUs; fill out a credit application to open terms."]))[0]!.code)
+      .toBe("423840")
+  })
+
   it("has everyday example phrases for every code but some makers', and reads trades that had none (a cobbler, a cemetery, wheelchair van rides)", () => {
     // A maker's phrase names the making: 63 makers' codes whose only phrases were product names (their sellers' words
     // too) have none.

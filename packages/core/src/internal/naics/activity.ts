@@ -99,7 +99,11 @@ const wholesaleCues = [
   /\bbusiness accounts only\b|\bon account\b/, /\binvoiced monthly\b|\bcontract pricing\b|\bnet terms\b/,
   /\bno retail (?:store|showroom|counter)\b|\btrade only\b|\bnot (?:open )?to the public\b|\bdo not sell to the public\b/,
   /\bfrom [\d,]+ (?:manufacturers|suppliers|vendors|mills)\b/,
-  /\bfoodservice\b|\bretail partners\b|\b(?:stock|stocks|stocking) (?:the |their )?shelves\b/, /\bopen an account\b|\bjobsite delivery\b/, /\b(?:we )?(?:stock|supply|distribute)s? [\d,]+ (?:products|items|skus)\b/, /\bto (?:retailers|grocers|contractors|hospitals|clinics|restaurants|dealers)\b/
+  /\bfoodservice\b|\bretail partners\b|\b(?:stock|stocks|stocking) (?:the |their )?shelves\b/, /\bopen an account\b|\bjobsite delivery\b/, /\b(?:we )?(?:stock|supply|distribute)s? [\d,]+ (?:products|items|skus)\b/, /\bto (?:retailers|grocers|contractors|hospitals|clinics|restaurants|dealers)\b/,
+  // Bulk to businesses: by the pallet, to businesses only, bins kept filled on the customer's floor, a credit
+  // application, a stock counted in SKUs, a produce house's terminal market and order guide.
+  /\bby the (?:pallet|container|truckload)\b|\bto businesses only\b|\bbusinesses only\b/, /\bvendor[- ]managed inventory\b|\bvmi\b/, /\bcredit application\b/,
+  /\b(?:stocking|carrying|we carry) [\d,]+ (?:\w+ )?(?:products|items|skus|parts)\b/, /\bterminal market\b|\border guide\b/
 ]
 const usedCues = [/\bpre[- ]?(?:loved|owned)\b/, /\bvintage\b/, /\bconsign(?:ment|ed)?\b/, /\bsecond[- ]?hand\b/, /\bthrift\b/, /\bused (?:cars?|vehicles?|goods|clothing|books|furniture)\b/, /\bantiques?\b/]
 
@@ -353,7 +357,11 @@ export const adjustments = (evidence: CompanyEvidence): Adjustments => {
   if (shop && m.pricedItems >= 2 && m.commerce >= 2) factor.push(["21", 0.2])
   // A distributor sells to businesses what others make: the merchant wholesalers' codes over the makers' and users'.
   // A grower that sells wholesale is still a grower: only sellers of what others grow or make are distributors.
-  if (m.wholesale >= 3 && !shop && !makes && m.grows === 0) factor.push(["42", 1.5], ["31", 0.8], ["32", 0.8], ["33", 0.8])
+  // One that never says it makes anything is further from the makers' codes still.
+  if (m.wholesale >= 3 && !shop && !makes && m.grows === 0) {
+    const makers = m.making === 0 ? 0.6 : 0.8
+    factor.push(["42", 1.5], ["31", makers], ["32", makers], ["33", makers], ["11", 0.8])
+  }
   const { all: strengths, priced } = familyStrengths(evidence)
   // Used goods in a shop, whatever they are (antiques, vintage, consignment): the used-merchandise retailer. A dealer of
   // vehicles (cars, boats, RVs, motorcycles) that sells pre-owned ones beside new ones stays a dealer.

@@ -16,15 +16,21 @@ export interface Statement {
 
 /** Words that introduce the customers or the market of an activity. */
 const customerOpeners = new Set(["for", "to", "serving", "serve", "used", "trusted", "helping", "help", "across"])
-/** Words that end a customer phrase and return to the activity. */
-const customerClosers = new Set(["with", "we", "our", "from", "that", "in", "by", "since"])
+/**
+ * Words that end a customer phrase and return to the activity; a verb of being too, so a name with "to" or "for" in it
+ * ("Attic to Footing is a certified home inspector") does not make what follows it a customer.
+ */
+const customerClosers = new Set(["with", "we", "our", "from", "that", "in", "by", "since", "is", "ar"])
 
 /** Words that introduce where a maker's goods are sold ("sold in 300 grocery stores", "find us at"): its outlets. */
 const outletVerbs = new Set(["sold", "avail", "carri", "stock", "find"])
 const outletPrepositions = new Set(["in", "at", "by", "us"])
 
-/** Words naming the makers a shop buys from ("cheeses from small farmstead cheesemakers"): suppliers, not the activity. */
-const supplierNouns = /^(?:\w*mak|maker|produc|producer|farm|grower|roaster|brewer|supplier|distiller|winemak|artisan)$/
+/**
+ * Words naming the makers a shop buys from ("cheeses from small farmstead cheesemakers", "drafts from regional
+ * breweries"): suppliers, not the activity.
+ */
+const supplierNouns = /^(?:\w*mak|maker|produc|producer|farm|grower|roaster|brewer|supplier|distiller|winemak|artisan|breweri|wineri|distilleri|roasteri|creameri|dairi|mill)$/
 
 const identity = /\b(we are|we're|is an?|is the|are an?|we (?:make|build|grow|raise|brew|distill|roast|manufacture|produce|provide|offer|operate|deliver|design|develop|publish|sell|distribute|farm|run|own|hold|treat|serve))\b/i
 

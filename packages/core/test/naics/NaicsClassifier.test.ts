@@ -170,6 +170,13 @@ describe("NaicsClassifier", () => {
       .toBe("423840")
   })
 
+  it("reads a fiber internet provider with plans, an app and a log in as a carrier, not a software product", () => {
+    const isp = company("Lakeshore Link", "Gigabit fiber internet for the lakeshore towns, on a network we built ourselves.",
+      ["Plans: 500 Mbps $50/month, 1 Gig $70/month.", "No data caps. Check your address to see when we reach your street.",
+        "Manage your account in our app; log in to pay online. Start your free trial month."])
+    expect(top(isp)[0]!.code).toBe("517111")
+  })
+
   it("has everyday example phrases for every code but some makers', and reads trades that had none (a cobbler, a cemetery, wheelchair van rides)", () => {
     // A maker's phrase names the making: 63 makers' codes whose only phrases were product names (their sellers' words
     // too) have none.

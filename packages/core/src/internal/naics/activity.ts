@@ -47,6 +47,8 @@ export interface Model {
   readonly teaching: number
   /** Of the teaching cues, those only a school has: tuition, cohorts, graduates, admissions. */
   readonly school: number
+  /** Sells a connection over its own network: speeds in Mbps or gigs, data caps, fiber to the home, its own lines. */
+  readonly connection: number
 }
 
 /** How many distinct cues of the list the text shows. */
@@ -63,13 +65,19 @@ const makingCues = [
   /\bsmall[- ]batch(?:es)?\b/, /\bfrom scratch\b/, /\bbuilt by hand\b/, /\bgrain to glass\b/, /\bbean to bar\b/,
   // "Our workshop", and with a place or a word or two between: "our Colorado factory", "our Grand Island plant".
   /\bour (?:[a-z]+ ){0,2}(?:workshop|studio|factory|plant|mill|forge|roastery|creamery|distillery|brewhouse|smiths|cheesemakers|bakers|woodworkers|kitchen|caves|still|winery|cidery)\b/,
-  /\b(?:forged|roasted|brewed|distilled|baked|poured|thrown|aged|cured|milled|sewn|printed|churned|bottled|crushed|fermented|designed and sewn|welded|jig-welded|fabricated) (?:by|in|on|every|this|from|overnight|nightly)\b/, /\bour (?:presses|press|loft|lab|shop floor)\b/,
+  /\b(?:forged|roasted|brewed|distilled|baked|poured|thrown|aged|cured|milled|sewn|printed|churned|bottled|crushed|fermented|designed and sewn|welded|jig-welded|fabricated|spun|brazed) (?:by|in|on|every|this|from|overnight|nightly)\b/,
+  // The steps named in a row, the making one last: "we wash, card and spin", "we cut, miter and braze".
+  /\bwe (?:\w+, )+(?:\w+ )?and (?:spin|weave|knit|braze|weld|sew|bake|roast|brew|forge|cast|mill)\b/, /\bour (?:presses|press|loft|lab|shop floor)\b/,
   // Lines that produce (a plant's production, bottling or canning lines), and the steps of making named in a row.
   /\b(?:production|high-speed|bottling|canning|packing|assembly) lines?\b/, /\b(?:lines|ovens|bakers|brewers|roasters|millers) (?:bake|brew|roast|mill|make|fill|bottle|can|pack)\b/,
   /\b(?:grown|picked|crushed|pressed|fermented|aged|bottled|milled|baked|brewed|distilled|roasted)(?:,? (?:and )?(?:crushed|pressed|fermented|aged|bottled|milled|baked|brewed|distilled|roasted|packed|canned))+\b/,
   // A maker working alone says "my" and "I": my workshop, my bench, I make.
   /\bmy (?:\w+ )?(?:workshop|studio|bench|forge|kiln|loom|wheel)\b|\bi (?:make|forge|throw|sew|weave|carve|cast)\b/,
   /\b(?:cast|soldered|polished|carved|stitched|turned|set|finished|engraved)(?:,? (?:\w+ )?(?:and )?\w+)* by hand\b/
+]
+const connectionCues = [
+  /\b\d+ ?(?:mbps|gbps)\b|\b\d+(?:\.\d+)? gig\b/, /\bdata caps?\b/, /\bfiber (?:internet|to the home|to your)\b|\bbroadband\b/,
+  /\b(?:we own|our own) (?:the )?(?:lines|network|fiber|towers)\b/, /\bcheck (?:your )?address\b|\bservice (?:area|availability) map\b/, /\bwi-?fi router\b/
 ]
 const softwareCues = [
   /\bsoftware\b/, /\bplatform\b/, /\bsaas\b/, /\b(?:web |mobile )?app\b/, /\bdashboard\b/, /\bintegrations?\b/, /\bapi\b/,
@@ -177,7 +185,8 @@ export const modelOf = (evidence: CompanyEvidence): Model => {
     arranging: count(text, arrangingCues),
     withDriver: count(text, withDriverCues),
     teaching: count(text, teachingCues),
-    school: count(text, schoolCues)
+    school: count(text, schoolCues),
+    connection: count(text, connectionCues)
   }
 }
 
@@ -314,7 +323,10 @@ export const adjustments = (evidence: CompanyEvidence): Adjustments => {
   // A software product: the industry it serves is its customers', not its own. A school whose site looks like a
   // product's (plans, log in, a free trial) sells teaching: tuition, cohorts and graduates are a school's alone.
   const teaches = m.teaching >= 4 && m.school >= 2
-  if (m.software >= 4 && m.agency < 2 && !teaches) {
+  // A carrier selling speeds over its own lines has plans and a log in too: a connection is no software product.
+  const carries = m.connection >= 3
+  if (carries) factor.push(["5132", 0.5])
+  if (m.software >= 4 && m.agency < 2 && !teaches && !carries) {
     if (m.hosting >= 3) add(bonus, "518210", 2 * m.hosting)
     else add(bonus, "513210", 2 * m.software)
   } else if (m.agency >= 2 && m.software >= 1) {

@@ -177,6 +177,24 @@ describe("NaicsClassifier", () => {
     expect(top(isp)[0]!.code).toBe("517111")
   })
 
+  it("reads a diner, a truck repair shop, a shooting range, a fish smokehouse and a CDL school as what they are", () => {
+    // A priced menu is cooked, not farmed: eggs and pie are no egg farm or bakery plant.
+    expect(top(company("Route 9 Diner", "Eggs any style, pancakes and pie, open from 5 a.m.",
+      ["Two eggs, toast and home fries $8.99", "Meatloaf dinner $14.50", "Slice of apple pie $4.25", "Grab a booth; breakfast is served until close. See the full menu."]))[0]!.code)
+      .toBe("722511")
+    // Repairs, diagnostics, breakdowns and road service, and no word of making: no truck maker.
+    expect(top(company("Ironhorse Truck Service", "Semi truck and trailer repair with 24-hour road service.",
+      ["Engine diagnostics, brakes, clutches and DOT inspections for owner-operators and fleets.", "Breakdown on the interstate? Our service trucks come to you."]))[0]!.code)
+      .toBe("811111")
+    expect(top(company("Bullseye Indoor Range", "Ten shooting lanes, gun rentals and memberships.",
+      ["Book a lane online; walk-ins welcome.", "Intro to handgun classes on Saturdays."]))[0]!.code).toBe("713990")
+    // "smoke it over maple", "cold-smoked": the smokehouse makes what it sells.
+    expect(top(company("Northwind Smoked Fish", "Hot-smoked trout and cold-smoked salmon from our smokehouse on Lake Superior.",
+      ["We brine the fish overnight and smoke it over maple.", "Order online or find our packs at co-ops around Duluth."]))[0]!.code).toBe("311710")
+    expect(top(company("Keystone CDL School", "Get your Class A CDL in three weeks.",
+      ["Classroom, range and road training with our own trucks.", "Tuition assistance and job placement with regional carriers."]))[0]!.code).toBe("611519")
+  })
+
   it("has everyday example phrases for every code but some makers', and reads trades that had none (a cobbler, a cemetery, wheelchair van rides)", () => {
     // A maker's phrase names the making: 63 makers' codes whose only phrases were product names (their sellers' words
     // too) have none.

@@ -49,6 +49,8 @@ export interface Model {
   readonly school: number
   /** Sells a connection over its own network: speeds in Mbps or gigs, data caps, fiber to the home, its own lines. */
   readonly connection: number
+  /** Fixes what others made: repair, we fix, diagnostics, breakdowns and road service, overhauls. */
+  readonly repairs: number
 }
 
 /** How many distinct cues of the list the text shows. */
@@ -60,12 +62,12 @@ const commerceCues = [
   /\bships?\b/, /\bbest ?sellers?\b/, /\bnew (?:arrivals|in)\b/, /\bsale\b/, /\bfinancing\b/, /\bshowrooms?\b/
 ]
 const makingCues = [
-  /\b(?:we|our \w+) (?:design and |design, )?(?:make|makes|made|craft|brew|distill|roast|forge|bake|pour|throw|build|mix|sew|knit|weave|mill|mash|ferment|culture|wedge|melt|print|churn|cut and sew|set type|press|presses)\b/,
+  /\b(?:we|our \w+) (?:design and |design, )?(?:make|makes|made|craft|brew|distill|roast|forge|bake|pour|throw|build|mix|sew|knit|weave|mill|mash|ferment|culture|wedge|melt|print|churn|cut and sew|set type|press|presses|smoke|cure)\b/,
   /\bhand[- ]?(?:made|poured|forged|thrown|crafted|built|tied|dyed|sewn)\b/, /\bmade (?:by hand|in our|here|on site|from scratch|to order)\b/,
   /\bsmall[- ]batch(?:es)?\b/, /\bfrom scratch\b/, /\bbuilt by hand\b/, /\bgrain to glass\b/, /\bbean to bar\b/,
   // "Our workshop", and with a place or a word or two between: "our Colorado factory", "our Grand Island plant".
   /\bour (?:[a-z]+ ){0,2}(?:workshop|studio|factory|plant|mill|forge|roastery|creamery|distillery|brewhouse|smiths|cheesemakers|bakers|woodworkers|kitchen|caves|still|winery|cidery)\b/,
-  /\b(?:forged|roasted|brewed|distilled|baked|poured|thrown|aged|cured|milled|sewn|printed|churned|bottled|crushed|fermented|designed and sewn|welded|jig-welded|fabricated|spun|brazed) (?:by|in|on|every|this|from|overnight|nightly)\b/,
+  /\b(?:forged|roasted|brewed|distilled|baked|poured|thrown|aged|cured|milled|sewn|printed|churned|bottled|crushed|fermented|designed and sewn|welded|jig-welded|fabricated|spun|brazed|smoked) (?:by|in|on|every|this|from|overnight|nightly|over)\b/,
   // The steps named in a row, the making one last: "we wash, card and spin", "we cut, miter and braze".
   /\bwe (?:\w+, )+(?:\w+ )?and (?:spin|weave|knit|braze|weld|sew|bake|roast|brew|forge|cast|mill)\b/, /\bour (?:presses|press|loft|lab|shop floor)\b/,
   // Lines that produce (a plant's production, bottling or canning lines), and the steps of making named in a row.
@@ -74,6 +76,9 @@ const makingCues = [
   // A maker working alone says "my" and "I": my workshop, my bench, I make.
   /\bmy (?:\w+ )?(?:workshop|studio|bench|forge|kiln|loom|wheel)\b|\bi (?:make|forge|throw|sew|weave|carve|cast)\b/,
   /\b(?:cast|soldered|polished|carved|stitched|turned|set|finished|engraved)(?:,? (?:\w+ )?(?:and )?\w+)* by hand\b/
+]
+const repairCues = [
+  /\brepairs?\b/, /\bwe (?:just )?fix\b|\bfix(?:es)? (?:them|it|your)\b/, /\bdiagnostics?\b/, /\bbreakdowns?\b|\broad service\b/, /\boverhauls?\b/
 ]
 const connectionCues = [
   /\b\d+ ?(?:mbps|gbps)\b|\b\d+(?:\.\d+)? gig\b/, /\bdata caps?\b/, /\bfiber (?:internet|to the home|to your)\b|\bbroadband\b/,
@@ -186,7 +191,8 @@ export const modelOf = (evidence: CompanyEvidence): Model => {
     withDriver: count(text, withDriverCues),
     teaching: count(text, teachingCues),
     school: count(text, schoolCues),
-    connection: count(text, connectionCues)
+    connection: count(text, connectionCues),
+    repairs: count(text, repairCues)
   }
 }
 
@@ -363,6 +369,11 @@ export const adjustments = (evidence: CompanyEvidence): Adjustments => {
   if (shop && !makes) factor.push(["31", 0.6], ["32", 0.6], ["33", 0.6], ["11", 0.7], ["492", 0.6])
   // A restaurant that delivers its food is still a restaurant: its delivery is no courier's trade either.
   if (m.dining >= 2) factor.push(["492", 0.5])
+  // A place to eat with a priced menu cooks what it serves: it farms and manufactures none of it (its eggs, its pie).
+  if (m.dining >= 3 && m.pricedItems >= 2 && !makes && m.grows === 0) factor.push(["11", 0.6], ["311", 0.7])
+  // A shop that fixes what others make (repairs, diagnostics, road service, overhauls) and says nothing of making it
+  // is no maker of those goods.
+  if (m.repairs >= 3 && !makes) factor.push(["33", 0.7])
   // A shop or counter that says it buys from makers (or at the market) resells their goods: no maker, no farm.
   if (m.resell >= 1 && !makes) factor.push(["31", 0.7], ["32", 0.7], ["33", 0.7], ["11", 0.8])
   // A site that sells priced goods from a cart is no mine, whatever metal its goods are made of.

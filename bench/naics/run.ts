@@ -7,8 +7,8 @@
  * (`tuningBatch2.ts`, 18 on in files of their own: lists outside the split, tuned on in full; 14 and 15, a fresh
  * sample over all sectors, were first used untuned to compare ranking strategies, and so was 16, another such sample,
  * before its misses were tuned on, and 17, another such sample, read untuned first; 18 and 19, two more by other
- * authors, were read untuned to compare the example phrases before and after they covered every code; 20 and 22, by
- * two more, read untuned first) are reported one by one; each batch's commit gives how it read before any tuning on it. Every
+ * authors, were read untuned to compare the example phrases before and after they covered every code; 20 to 22, by
+ * three more, read untuned first) are reported one by one; each batch's commit gives how it read before any tuning on it. Every
  * page is checked not to name its company's code or official title.
  *
  * Run: `npx tsx bench/naics/run.ts [--misses]`
@@ -22,6 +22,7 @@ import { pages } from "./site.js"
 import { tuningBatch18 } from "./tuningBatch18.js"
 import { tuningBatch19 } from "./tuningBatch19.js"
 import { tuningBatch20 } from "./tuningBatch20.js"
+import { tuningBatch21 } from "./tuningBatch21.js"
 import { tuningBatch22 } from "./tuningBatch22.js"
 import { tuningBatch10, tuningBatch11, tuningBatch12, tuningBatch13, tuningBatch14, tuningBatch15, tuningBatch16, tuningBatch17, tuningBatch2, tuningBatch3, tuningBatch4, tuningBatch5, tuningBatch6, tuningBatch7, tuningBatch8, tuningBatch9 } from "./tuningBatch2.js"
 
@@ -38,7 +39,7 @@ const plain = (s: string): string => s.toLowerCase().replace(/&amp;/g, "&").repl
 const tuningBatches: ReadonlyArray<readonly [number, ReadonlyArray<Company>]> = [
   [2, tuningBatch2], [3, tuningBatch3], [4, tuningBatch4], [5, tuningBatch5], [6, tuningBatch6], [7, tuningBatch7], [8, tuningBatch8],
   [9, tuningBatch9], [10, tuningBatch10], [11, tuningBatch11], [12, tuningBatch12], [13, tuningBatch13], [14, tuningBatch14],
-  [15, tuningBatch15], [16, tuningBatch16], [17, tuningBatch17], [18, tuningBatch18], [19, tuningBatch19], [20, tuningBatch20], [22, tuningBatch22]
+  [15, tuningBatch15], [16, tuningBatch16], [17, tuningBatch17], [18, tuningBatch18], [19, tuningBatch19], [20, tuningBatch20], [21, tuningBatch21], [22, tuningBatch22]
 ]
 for (const c of [...companies, ...tuningBatches.flatMap(([, b]) => b)]) {
   for (const code of [c.code, ...(c.alternates ?? [])]) if (!Naics.isCode(code)) throw new Error(`${c.name}: ${code} is not a 2022 code`)

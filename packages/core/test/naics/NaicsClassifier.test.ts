@@ -195,6 +195,17 @@ describe("NaicsClassifier", () => {
       ["Classroom, range and road training with our own trucks.", "Tuition assistance and job placement with regional carriers."]))[0]!.code).toBe("611519")
   })
 
+  it("knows a wedding photographer, a guitar teacher, a boxing gym and a cut-your-own Christmas tree farm by their own words", () => {
+    expect(top(company("Willow & Light", "Wedding photography and family sessions around Asheville.",
+      ["Full-day coverage with a second shooter.", "Your online gallery arrives within six weeks; mini sessions every fall."]))[0]!.code).toBe("541921")
+    expect(top(company("Fretwork Studio", "Guitar lessons and piano lessons for kids and adults.",
+      ["Weekly 30-minute lessons, $120 a month.", "Two recitals a year."]))[0]!.code).toBe("611610")
+    expect(top(company("Southpaw Club", "A boxing gym: heavy bags, ring time and coached classes.",
+      ["Open gym from 6 a.m.", "Monthly memberships, no contract."]))[0]!.code).toBe("713940")
+    expect(top(company("Pine Hollow Farm", "Choose and cut Christmas trees: Fraser firs and Douglas firs.",
+      ["Bring a saw or borrow ours; we shake and bale your tree.", "Open weekends from Thanksgiving."]))[0]!.code).toBe("111421")
+  })
+
   it("has everyday example phrases for every code but some makers', and reads trades that had none (a cobbler, a cemetery, wheelchair van rides)", () => {
     // A maker's phrase names the making: 63 makers' codes whose only phrases were product names (their sellers' words
     // too) have none.

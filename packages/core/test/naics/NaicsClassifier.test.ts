@@ -206,6 +206,17 @@ describe("NaicsClassifier", () => {
       ["Bring a saw or borrow ours; we shake and bale your tree.", "Open weekends from Thanksgiving."]))[0]!.code).toBe("111421")
   })
 
+  it("knows an accredited testing lab, a coworking space, a commercial insurance broker and a third-party apartment manager", () => {
+    expect(top(company("Veritas Labs", "An ISO 17025 accredited lab: submit samples for food and water analysis.",
+      ["Certificates of analysis within 48 hours.", "Microbiology and heavy metals run by our chemists."]))[0]!.code).toBe("541380")
+    expect(top(company("Commons Desk", "Coworking with hot desks, dedicated desks and private offices downtown.",
+      ["Hot desk $199/month, private office from $900/month.", "Book meeting rooms in the member app."]))[0]!.code).toBe("531120")
+    expect(top(company("Harbor Point Risk", "An independent broker: we shop your coverage across 30 carriers.",
+      ["Property, liability and cyber for mid-size companies.", "Claims advocacy when a loss happens."]))[0]!.code).toBe("524210")
+    expect(top(company("Crestline Residential", "Third-party management of apartment communities for owners and investors.",
+      ["We lease units, collect rent and oversee maintenance.", "Residents pay rent and request repairs online."]))[0]!.code).toBe("531311")
+  })
+
   it("has everyday example phrases for every code but some makers', and reads trades that had none (a cobbler, a cemetery, wheelchair van rides)", () => {
     // A maker's phrase names the making: 63 makers' codes whose only phrases were product names (their sellers' words
     // too) have none.

@@ -9,16 +9,11 @@ import * as NaicsClassifier from "../../packages/core/src/NaicsClassifier.js"
 import { adjustments, modelOf } from "../../packages/core/src/internal/naics/activity.js"
 import { companies } from "./companies.js"
 import { pages } from "./site.js"
-import * as Batches from "./tuningBatch2.js"
-import { tuningBatch18 } from "./tuningBatch18.js"
-import { tuningBatch19 } from "./tuningBatch19.js"
-import { tuningBatch20 } from "./tuningBatch20.js"
-import { tuningBatch21 } from "./tuningBatch21.js"
-import { tuningBatch22 } from "./tuningBatch22.js"
+import { tuningBatches } from "./batches.js"
 
 for (const name of process.argv.slice(2)) {
   const at = companies.findIndex((c) => c.name === name)
-  const company = at < 0 ? [...Object.values(Batches).flat(), ...tuningBatch18, ...tuningBatch19, ...tuningBatch20, ...tuningBatch21, ...tuningBatch22].find((c) => c.name === name) : companies[at]
+  const company = at < 0 ? tuningBatches.flatMap(([, batch]) => batch).find((c) => c.name === name) : companies[at]
   if (company === undefined) throw new Error(`no company ${name}`)
   if (at % 3 === 2) throw new Error(`${name} is held out`)
   const evidence = { domain: company.domain, pages: [...pages(company)].map(([path, html]) => CompanyEvidence.fromHtml(`https://${company.domain}${path}`, html)) }

@@ -19,12 +19,7 @@ import * as NaicsClassifier from "../../packages/core/src/NaicsClassifier.js"
 import { terms } from "../../packages/core/src/internal/naics/text.js"
 import { type Company, companies } from "./companies.js"
 import { pages } from "./site.js"
-import { tuningBatch18 } from "./tuningBatch18.js"
-import { tuningBatch19 } from "./tuningBatch19.js"
-import { tuningBatch20 } from "./tuningBatch20.js"
-import { tuningBatch21 } from "./tuningBatch21.js"
-import { tuningBatch22 } from "./tuningBatch22.js"
-import { tuningBatch10, tuningBatch11, tuningBatch12, tuningBatch13, tuningBatch14, tuningBatch15, tuningBatch16, tuningBatch17, tuningBatch2, tuningBatch3, tuningBatch4, tuningBatch5, tuningBatch6, tuningBatch7, tuningBatch8, tuningBatch9 } from "./tuningBatch2.js"
+import { tuningBatches } from "./batches.js"
 
 interface Outcome {
   readonly company: Company
@@ -35,12 +30,6 @@ interface Outcome {
 
 // The set is fair only if no site gives the answer away: its code, or its code's official title, never appears.
 const plain = (s: string): string => s.toLowerCase().replace(/&amp;/g, "&").replace(/[^a-z0-9]+/g, " ").trim()
-/** The tuning batches by number, in the order they were written. */
-const tuningBatches: ReadonlyArray<readonly [number, ReadonlyArray<Company>]> = [
-  [2, tuningBatch2], [3, tuningBatch3], [4, tuningBatch4], [5, tuningBatch5], [6, tuningBatch6], [7, tuningBatch7], [8, tuningBatch8],
-  [9, tuningBatch9], [10, tuningBatch10], [11, tuningBatch11], [12, tuningBatch12], [13, tuningBatch13], [14, tuningBatch14],
-  [15, tuningBatch15], [16, tuningBatch16], [17, tuningBatch17], [18, tuningBatch18], [19, tuningBatch19], [20, tuningBatch20], [21, tuningBatch21], [22, tuningBatch22]
-]
 for (const c of [...companies, ...tuningBatches.flatMap(([, b]) => b)]) {
   for (const code of [c.code, ...(c.alternates ?? [])]) if (!Naics.isCode(code)) throw new Error(`${c.name}: ${code} is not a 2022 code`)
   const text = plain([...pages(c).values()].join(" "))

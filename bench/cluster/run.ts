@@ -366,15 +366,16 @@ try {
       let monitorRuns = 0
       const batches: Array<string> = []
       // Both readings under traffic: at the 5th minute of a 30-minute soak (N/6; a short one, N/3, once the pools have
-      // filled, but not before 100 s: under this traffic an api's RSS rises for about 90 s while V8 sizes its heap; 2 s
-      // samples of a 240 s soak read 304 MB at the start, 629 at 30 s, 747 at 70 s, 822 at 90 s, then 816-826 MB to the
-      // end, so a first reading at 30 s of a 90 s soak measured the warm-up) and 2 s before the end. RSS under load follows V8's collection cycle (the heap grows to a few times
-      // what is live, then is collected: an api's RSS read once a minute went 550-755 MB in a 15-minute soak while its
-      // heap after a full collection stayed at 154-156 MB), so each reading's RSS is
-      // the median of the samples taken every 2 s over the minute before it (a short soak: a third of the time before
-      // the first reading); descriptors and Chromium processes are read at the mark. PostgreSQL connections are the most
-      // held over that minute (read every 2 s): pools open connections as requests need them and close idle ones, so
-      // one reading catches the pools wherever they are (8 and 10 in one 30-minute soak, of the 28 both may hold).
+      // filled, but not before 100 s nor after N/2: under this traffic an api's RSS rises for about 90 s while V8 sizes
+      // its heap; 2 s samples of a 240 s soak read 304 MB at the start, 629 at 30 s, 747 at 70 s, 822 at 90 s, then
+      // 816-826 MB to the end, so a first reading at 30 s of a 90 s soak measured the warm-up) and 2 s before the end.
+      // RSS under load follows V8's collection cycle (the heap grows to a few times what is live, then is collected: an
+      // api's RSS read once a minute went 550-755 MB in a 15-minute soak while its heap after a full collection stayed
+      // at 154-156 MB), so each reading's RSS is the median of the samples taken every 2 s over the minute before it (a
+      // short soak: a third of the time before the first reading); descriptors and Chromium processes are read at the
+      // mark. PostgreSQL connections are the most held over that minute (read every 2 s): pools open connections as
+      // requests need them and close idle ones, so one reading catches the pools wherever they are (8 and 10 in one
+      // 30-minute soak, of the 28 both may hold).
       const firstAtS = soakSeconds >= 600 ? soakSeconds / 6 : Math.min(Math.max(soakSeconds / 3, 100), soakSeconds / 2)
       const windowMs = Math.min(60_000, (firstAtS * 1000) / 3)
       const rssSamples: Array<{ at: number; rssMb: Array<number> }> = []

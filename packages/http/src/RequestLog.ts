@@ -225,15 +225,18 @@ const UNREADABLE_ESCAPE = /\\u0000|\\ud[89a-f]/i
  * string again, which cost more than the rest of the log's work; text with escapes PostgreSQL cannot read goes as a
  * string.
  */
-const recordJson = (entry: Entry): string => {
-  const head = stringify(asRecord(entry))
-  const response = entry.response === null
-    ? "null"
-    : entry.response.includes("\\u") && UNREADABLE_ESCAPE.test(entry.response)
-    ? stringify(entry.response)
-    : entry.response
-  return `${head.slice(0, -1)},"response":${response}}`
-}
+const recordJson = (entry: Entry): string =>
+  withResponse(
+    entry,
+    entry.response === null
+      ? "null"
+      : entry.response.includes("\\u") && UNREADABLE_ESCAPE.test(entry.response)
+      ? stringify(entry.response)
+      : entry.response
+  )
+
+/** An entry's record with `response`, a JSON value's text, as its last field. */
+const withResponse = (entry: Entry, response: string): string => `${stringify(asRecord(entry)).slice(0, -1)},"response":${response}}`
 
 /**
  * A group's rows as a relation of `request_logs`' columns and `ordinality` (its place in the group), from the entries'
@@ -246,7 +249,7 @@ const recordJson = (entry: Entry): string => {
  */
 const rowsOf = (sql: SqlClient.SqlClient, entries: ReadonlyArray<Entry>): Fragment => {
   if (entries.some((entry) => entry.response !== null && UNSPLITTABLE.test(entry.response))) {
-    const records = entries.map((entry) => `${stringify(asRecord(entry)).slice(0, -1)},"response":${stringify(entry.response)}}`)
+    const records = entries.map((entry) => withResponse(entry, stringify(entry.response)))
     return sql`(SELECT * FROM json_populate_recordset(NULL::request_logs, ${new Sql.JoinedText(records, ",", "[", "]")}::json) WITH ORDINALITY)`
   }
   return sql`(SELECT ${sql.literal(CHARGED_COLUMNS)}, s.response, r.ordinality

@@ -157,7 +157,7 @@ for (const backend of backends) {
       const groups = [plain, raw].map((responses) => responses.map((response) => ({ ...entry(orgId), response })))
       const stored = await withLog(backend.layer(), (log, _close, sql) =>
         Effect.gen(function*() {
-          // Each list settles as one group (submitted together); the second goes as whole records.
+          // Each list is submitted together; whatever group holds the raw-separator response goes as whole records.
           for (const group of groups) yield* Effect.forEach(group, log.record, { concurrency: "unbounded" })
           return yield* sql<{ request_id: string; response: string | null }>`SELECT request_id, response FROM request_logs WHERE org_id = ${orgId}`
         }))

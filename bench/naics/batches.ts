@@ -9,11 +9,14 @@ import { tuningBatch10, tuningBatch11, tuningBatch12, tuningBatch13, tuningBatch
 import { tuningBatch20 } from "./tuningBatch20.js"
 import { tuningBatch21 } from "./tuningBatch21.js"
 import { tuningBatch22 } from "./tuningBatch22.js"
+import { tuningBatch23 } from "./tuningBatch23.js"
+import { tuningBatch24 } from "./tuningBatch24.js"
+import { tuningBatch25 } from "./tuningBatch25.js"
 
 /** The tuning batches by number. */
 export const tuningBatches: ReadonlyArray<readonly [number, ReadonlyArray<Company>]> = [
   [2, tuningBatch2], [3, tuningBatch3], [4, tuningBatch4], [5, tuningBatch5], [6, tuningBatch6], [7, tuningBatch7], [8, tuningBatch8],
   [9, tuningBatch9], [10, tuningBatch10], [11, tuningBatch11], [12, tuningBatch12], [13, tuningBatch13], [14, tuningBatch14],
   [15, tuningBatch15], [16, tuningBatch16], [17, tuningBatch17], [18, tuningBatch18], [19, tuningBatch19], [20, tuningBatch20],
-  [21, tuningBatch21], [22, tuningBatch22]
+  [21, tuningBatch21], [22, tuningBatch22], [23, tuningBatch23], [24, tuningBatch24], [25, tuningBatch25]
 ]

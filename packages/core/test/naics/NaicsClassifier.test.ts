@@ -217,6 +217,26 @@ describe("NaicsClassifier", () => {
       ["We lease units, collect rent and oversee maintenance.", "Residents pay rent and request repairs online."]))[0]!.code).toBe("531311")
   })
 
+  it("reads a service people perform, sold in monthly plans with an app, as that service, not software", () => {
+    const books = top(company("Tallyhand – Bookkeeping plans for small business", "A real bookkeeper closes your books every month. Plans from $299/month.",
+      ["Your named bookkeeper reconciles your accounts; reports land in the app and your dashboard.", "Start a free trial or book a demo. Log in to see your reports."]))
+    expect(books[0]!.code).toBe("541219")
+    const phones = top(company("Pickup – Live receptionists", "Live receptionists answer your calls 24/7. From $249/month.",
+      ["Real people greet your callers, take messages and book appointments.", "Read messages in the app; free trial, log in any time."]))
+    expect(phones[0]!.code).toBe("561421")
+  })
+
+  it("knows a water well driller, a small water company, a taxidermist and a trout hatchery in their own words", () => {
+    expect(top(company("Deepstone Drilling", "Water well drilling for homes and farms.",
+      ["New wells drilled, cased and fitted with a submersible pump.", "Well rehab and pump replacement."]))[0]!.code).toBe("237110")
+    expect(top(company("Cedar Flats Water Company", "Your water company since 1931.",
+      ["Pay my water bill online.", "Our consumer confidence report and water rates are posted at the office."]))[0]!.code).toBe("221310")
+    expect(top(company("Antler Ridge Studio", "Taxidermy for hunters and anglers.",
+      ["Whitetail shoulder mount and fish mounts.", "Every taxidermist's mount is done by hand."]))[0]!.code).toBe("711510")
+    expect(top(company("Clearbrook Trout", "Live trout for pond stocking.",
+      ["Fingerlings raised in spring-fed raceways.", "Stocking fish delivered by tank truck."]))[0]!.code).toBe("112511")
+  })
+
   it("has everyday example phrases for every code but some makers', and reads trades that had none (a cobbler, a cemetery, wheelchair van rides)", () => {
     // A maker's phrase names the making: 63 makers' codes whose only phrases were product names (their sellers' words
     // too) have none.

@@ -51,6 +51,8 @@ export interface Model {
   readonly connection: number
   /** Fixes what others made: repair, we fix, diagnostics, breakdowns and road service, overhauls. */
   readonly repairs: number
+  /** People do the work the plans buy: a real person, your named bookkeeper, live receptionists, not a bot. */
+  readonly staffed: number
 }
 
 /** How many distinct cues of the list the text shows. */
@@ -83,6 +85,12 @@ const repairCues = [
 const connectionCues = [
   /\b\d+ ?(?:mbps|gbps)\b|\b\d+(?:\.\d+)? gig\b/, /\bdata caps?\b/, /\bfiber (?:internet|to the home|to your)\b|\bbroadband\b/,
   /\b(?:we own|our own) (?:the )?(?:lines|network|fiber|towers)\b/, /\bcheck (?:your )?address\b|\bservice (?:area|availability) map\b/, /\bwi-?fi router\b/
+]
+const staffedCues = [
+  /\ba real (?:person|human|bookkeeper|accountant|receptionist|assistant|recruiter|editor|writer)\b|\breal people\b/,
+  /\b(?:your|a) (?:own |named |dedicated )(?:bookkeeper|accountant|receptionist|assistant|account manager|recruiter|editor|writer|agent)\b/,
+  /\blive (?:receptionists?|agents?|operators?|people|answering)\b/, /\bnot a (?:bot|robot|machine)\b/,
+  /\bdone (?:for you|by (?:people|humans|our team|hand))\b/, /\bour (?:bookkeepers|accountants|receptionists|assistants|writers|editors|recruiters|agents)\b/
 ]
 const softwareCues = [
   /\bsoftware\b/, /\bplatform\b/, /\bsaas\b/, /\b(?:web |mobile )?app\b/, /\bdashboard\b/, /\bintegrations?\b/, /\bapi\b/,
@@ -192,7 +200,8 @@ export const modelOf = (evidence: CompanyEvidence): Model => {
     teaching: count(text, teachingCues),
     school: count(text, schoolCues),
     connection: count(text, connectionCues),
-    repairs: count(text, repairCues)
+    repairs: count(text, repairCues),
+    staffed: count(text, staffedCues)
   }
 }
 
@@ -331,8 +340,10 @@ export const adjustments = (evidence: CompanyEvidence): Adjustments => {
   const teaches = m.teaching >= 4 && m.school >= 2
   // A carrier selling speeds over its own lines has plans and a log in too: a connection is no software product.
   const carries = m.connection >= 3
-  if (carries) factor.push(["5132", 0.5])
-  if (m.software >= 4 && m.agency < 2 && !teaches && !carries) {
+  // Nor is a service people perform, sold in monthly plans with an app to follow it: the plans buy the people's work.
+  const staffed = m.staffed >= 2
+  if (carries || staffed) factor.push(["5132", 0.5])
+  if (m.software >= 4 && m.agency < 2 && !teaches && !carries && !staffed) {
     if (m.hosting >= 3) add(bonus, "518210", 2 * m.hosting)
     else add(bonus, "513210", 2 * m.software)
   } else if (m.agency >= 2 && m.software >= 1) {

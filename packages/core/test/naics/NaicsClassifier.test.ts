@@ -243,6 +243,10 @@ describe("NaicsClassifier", () => {
     const without = Naics.industries().filter((industry) => industry.examples.length === 0).map((industry) => industry.code)
     expect(without.filter((code) => !/^3[1-3]/.test(code))).toEqual([])
     expect(without.length).toBeLessThanOrEqual(63)
+    // No phrase is given to two codes (each would count half, and the pair would stand together at the top).
+    const owners = new Map<string, Set<string>>()
+    for (const industry of Naics.industries()) for (const phrase of industry.examples) owners.set(phrase, (owners.get(phrase) ?? new Set()).add(industry.code))
+    expect([...owners].filter(([, codes]) => codes.size > 1).map(([phrase, codes]) => [phrase, [...codes]])).toEqual([])
     expect(top(company("Heel & Sole", "Cobbler on Main Street: resoling, heels, stitching and boot repair.",
       ["Most shoes back in a week.", "We also fix handbags and belts."]))[0]!.code).toBe("811430")
     expect(top(company("Oak Lawn Memorial Park", "Burial plots, a mausoleum and a columbarium on 80 quiet acres.",

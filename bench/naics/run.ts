@@ -3,12 +3,12 @@
  * classifier alone is timed) and reports top-1 and top-5 accuracy at six digits, top-1 at four and two digits, the
  * precision of "high" confidence, and latency, for the default classifier and a BM25 baseline over the NAICS titles
  * and descriptions run in the same script. Dev (tuned on) and held-out (every third company, never tuned on) are
- * reported apart, and the held-out companies appended for issue 23 once more on their own. Tuning batches 2-25
+ * reported apart, and the held-out companies appended for issue 23 once more on their own. Tuning batches 2-28
  * (`tuningBatch2.ts`, 18 on in files of their own: lists outside the split, tuned on in full; 14 and 15, a fresh
  * sample over all sectors, were first used untuned to compare ranking strategies, and so was 16, another such sample,
  * before its misses were tuned on, and 17, another such sample, read untuned first; 18 and 19, two more by other
- * authors, were read untuned to compare the example phrases before and after they covered every code; 20 to 25, by
- * six more, read untuned first) are reported one by one; each batch's commit gives how it read before any tuning on it. Every
+ * authors, were read untuned to compare the example phrases before and after they covered every code; 20 to 28, by
+ * nine more, read untuned first) are reported one by one; each batch's commit gives how it read before any tuning on it. Every
  * page is checked not to name its company's code or official title.
  *
  * Run: `npx tsx bench/naics/run.ts [--misses]`

@@ -237,6 +237,22 @@ describe("NaicsClassifier", () => {
       ["Fingerlings raised in spring-fed raceways.", "Stocking fish delivered by tank truck."]))[0]!.code).toBe("112511")
   })
 
+  it("knows narrow trades by their jargon: a franchisor, a manufacturers' rep agency, contract dining, a county treasurer, an air district, a gas company", () => {
+    const first = (title: string, description: string, paragraphs: ReadonlyArray<string>) => top(company(title, description, paragraphs))[0]!.code
+    expect(first("Speedy Lube Franchising", "Own a franchise of our 10-minute oil change brand.",
+      ["Franchise fee of $30,000 and a 5% royalty; request the franchise disclosure document (FDD).", "300 franchised units in 20 states."])).toBe("533110")
+    expect(first("Northline Sales Agency", "A rep agency for commercial lighting lines since 1985.",
+      ["Our principals ship straight from the factory; we are paid on commission by the manufacturers.", "New principals welcome."])).toBe("425120")
+    expect(first("Tablewise", "Managed dining for employers and hospitals.",
+      ["We run employee cafés and hospital cafeterias on contract, with a chef manager at every account."])).toBe("722310")
+    expect(first("Marion County Treasurer", "Pay property tax online and see your property tax bill.",
+      ["Delinquent taxes are offered at the tax lien sale each fall."])).toBe("921130")
+    expect(first("North Basin Air District", "Burn day status and permits to operate for the air basin.",
+      ["Inspectors issue notices of violation for smoke and dust."])).toBe("924110")
+    expect(first("Millbrook Gas Company", "Your local gas company. Smell gas? Leave and call us.",
+      ["Rates per therm and the purchased gas adjustment are set by the commission.", "We replace old gas mains and set your gas meter."])).toBe("221210")
+  })
+
   it("has everyday example phrases for every code but some makers', and reads trades that had none (a cobbler, a cemetery, wheelchair van rides)", () => {
     // A maker's phrase names the making: 63 makers' codes whose only phrases were product names (their sellers' words
     // too) have none.

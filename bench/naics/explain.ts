@@ -9,7 +9,7 @@
 import * as CompanyEvidence from "../../packages/core/src/CompanyEvidence.js"
 import * as NaicsClassifier from "../../packages/core/src/NaicsClassifier.js"
 import { adjustments, modelOf } from "../../packages/core/src/internal/naics/activity.js"
-import { profileIndex } from "../../packages/core/src/internal/naics/profiles.js"
+import { phraseMatches, profileIndex } from "../../packages/core/src/internal/naics/profiles.js"
 import { statementsOf } from "../../packages/core/src/internal/naics/statements.js"
 import { companies } from "./companies.js"
 import { pages } from "./site.js"
@@ -33,13 +33,10 @@ function phrasesMatched(evidence: CompanyEvidence.CompanyEvidence): Map<string, 
   const index = profileIndex()
   const found = new Map<string, Set<string>>()
   for (const s of statementsOf(evidence)) {
-    s.words.forEach((_, i) => {
-      for (const [code, phrase] of index.phrasesByHead.get(s.words[i]!) ?? []) {
-        if (!phrase.every((word, j) => s.words[i + j] === word)) continue
-        const at = index.profiles[code]!.industry.code
-        found.set(at, (found.get(at) ?? new Set()).add(`${phrase.join(" ")}@${s.weight.toFixed(1)}${s.customer[i] ? "c" : ""}`))
-      }
-    })
+    for (const { code, phrase, start } of phraseMatches(index, s.words)) {
+      const at = index.profiles[code]!.industry.code
+      found.set(at, (found.get(at) ?? new Set()).add(`${phrase.join(" ")}@${s.weight.toFixed(1)}${s.customer[start] ? "c" : ""}`))
+    }
   }
   return found
 }

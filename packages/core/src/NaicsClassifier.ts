@@ -13,7 +13,7 @@ import type { CompanyEvidence } from "./CompanyEvidence.js"
 import * as Naics from "./Naics.js"
 import { type Adjustments, adjustments } from "./internal/naics/activity.js"
 import { openAiRerank, type OpenAiRerankerOptions } from "./internal/naics/openAiReranker.js"
-import { profileIndex } from "./internal/naics/profiles.js"
+import { phraseMatches, profileIndex } from "./internal/naics/profiles.js"
 import { schemaTypeCodes } from "./internal/naics/schemaTypes.js"
 import { isAboutPage, type Statement, statementsOf } from "./internal/naics/statements.js"
 import { isStop } from "./internal/naics/text.js"
@@ -37,27 +37,17 @@ const schemaTypeWeight = 6
 
 /** The phrase part of the score: each distinct phrase counts by its best statement, repetitions a little more. */
 const phraseScores = (statements: ReadonlyArray<Statement>): Map<number, number> => {
-  const { phrasesByHead, phraseSpread } = profileIndex()
+  const index = profileIndex()
   const best = new Map<string, { code: number; max: number; sum: number; length: number; spread: number }>()
   for (const s of statements) {
-    const matches: Array<{ code: number; phrase: ReadonlyArray<string>; start: number; end: number }> = []
-    for (let i = 0; i < s.words.length; i++) {
-      const candidates = phrasesByHead.get(s.words[i]!)
-      if (candidates === undefined) continue
-      for (const [code, phrase] of candidates) {
-        if (i + phrase.length > s.words.length) continue
-        let ok = true
-        for (let j = 1; j < phrase.length && ok; j++) ok = s.words[i + j] === phrase[j]
-        if (ok) matches.push({ code, phrase, start: i, end: i + phrase.length })
-      }
-    }
+    const matches = phraseMatches(index, s.words)
     for (const m of matches) {
       // A phrase inside a longer phrase of another code ("holding company" in "bank holding company") is that code's.
       if (matches.some((o) => o.code !== m.code && o.start <= m.start && o.end >= m.end && o.end - o.start > m.end - m.start)) continue
       const w = s.weight * (s.customer[m.start] ? customerWeight : 1)
       const key = `${m.code}:${m.phrase.join(" ")}`
       const entry = best.get(key) ??
-        { code: m.code, max: 0, sum: 0, length: m.phrase.length, spread: phraseSpread.get(m.phrase.join(" ")) ?? 1 }
+        { code: m.code, max: 0, sum: 0, length: m.phrase.length, spread: index.phraseSpread.get(m.phrase.join(" ")) ?? 1 }
       entry.max = Math.max(entry.max, w)
       entry.sum += w
       best.set(key, entry)

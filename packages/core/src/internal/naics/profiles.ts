@@ -71,3 +71,27 @@ export const profileIndex = (): ProfileIndex => {
   cached = { profiles, phrasesByHead, phraseSpread, idf, averageLength, postings }
   return cached
 }
+
+/** An example phrase found in a statement's words: its code's profile index and the words it spans. */
+export interface PhraseMatch {
+  readonly code: number
+  readonly phrase: ReadonlyArray<string>
+  readonly start: number
+  readonly end: number
+}
+
+/** Every example phrase found in `words`, each at every place it starts. */
+export const phraseMatches = (index: ProfileIndex, words: ReadonlyArray<string>): Array<PhraseMatch> => {
+  const matches: Array<PhraseMatch> = []
+  for (let i = 0; i < words.length; i++) {
+    const candidates = index.phrasesByHead.get(words[i]!)
+    if (candidates === undefined) continue
+    for (const [code, phrase] of candidates) {
+      if (i + phrase.length > words.length) continue
+      let ok = true
+      for (let j = 1; j < phrase.length && ok; j++) ok = words[i + j] === phrase[j]
+      if (ok) matches.push({ code, phrase, start: i, end: i + phrase.length })
+    }
+  }
+  return matches
+}

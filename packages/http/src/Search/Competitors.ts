@@ -134,7 +134,11 @@ export const competitors: Handler<
             Effect.catchAll(() => Effect.void)
           )), { concurrency: 4, discard: true })
       const finished = yield* Effect.timeoutOption(check, Duration.millis(yield* left))
-      if (Option.isNone(finished) && planned.behavior === "fail") {
+      // A candidate's read ends at the request's deadline too, and its failure is dropped: if the deadline has come and a
+      // candidate is missing, the deadline cut the work, whichever timer fired first.
+      const elapsed = (yield* Clock.currentTimeMillis) - started
+      const cut = Option.isNone(finished) || (elapsed >= planned.timeoutMs && checked.length < Math.min(candidates.size, limits.candidates))
+      if (cut && planned.behavior === "fail") {
         return yield* new Errors.RequestTimeout({ milliseconds: planned.timeoutMs, detail: "the candidates were not all read in time" })
       }
       const targetCode = target.code?.code ?? ""
@@ -152,7 +156,7 @@ export const competitors: Handler<
           domain: planned.domain,
           status: "ok",
           target: { companyName: target.name, field, fieldDescription: target.description, websiteUrl: target.url },
-          ...(Option.isNone(finished) ? { partial: true } : {})
+          ...(cut ? { partial: true } : {})
         },
         credits: 10
       }

@@ -377,7 +377,10 @@ export const search: Handler<
             Duration.millis(Math.max(0, ms))
           ))
         : Option.some(undefined)
-      if (Option.isNone(finished) && planned.behavior === "fail") {
+      // A read's own deadline is at most the request's: once that has come, a read that ended TIMEOUT was cut by it,
+      // whichever timer fired first.
+      const cut = Option.isNone(finished) || ((yield* left()) <= 0 && read.some((markdown) => markdown.code === "TIMEOUT"))
+      if (cut && planned.behavior === "fail") {
         return yield* new Errors.RequestTimeout({ milliseconds: planned.timeoutMs, detail: "the results were not read in time" })
       }
       const results: Array<Result> = hits.map((hit, i) => ({
@@ -393,7 +396,7 @@ export const search: Handler<
           cache_metadata: body.zdr === "enabled" ? { age_ms: 0, status: "zdr" } : { age_ms: 0, status: "miss" },
           query: body.query,
           results,
-          ...(Option.isNone(finished) ? { partial: true } : {})
+          ...(cut ? { partial: true } : {})
         },
         credits: 1 + scraped,
         headers: { [SOURCE_HEADER]: source }

@@ -8,7 +8,7 @@
  * 2. Sizing figures for docs/deploy.md: CPU time of the Sift process (and its children: Chromium) per cache hit, per
  *    static scrape (a page not cached yet) and per rendered page (a page drawn by script), read from /proc; PostgreSQL
  *    connections the process holds under load (pg_stat_activity, by application name).
- * 3. With `--soak N` (seconds; `--quick`: 240, its short variant, run by CI) the PostgreSQL process is replaced by an
+ * 3. With `--soak N` (seconds; `--quick`: 180, its short variant, run by CI) the PostgreSQL process is replaced by an
  *    `api` and a `worker` process on the same database, which take N seconds of mixed traffic: through the api,
  *    cache hits, static scrapes, rendered pages and maps; manual runs of three monitors (each with a webhook to a
  *    local receiver) every minute (the short variant: every N/6 s); a 50-URL batch every two minutes (short: every
@@ -57,7 +57,7 @@ const warmup = quick ? 1 : Number(values.warmup)
 const concurrency = Number(values.concurrency)
 const scrapes = quick ? 40 : Number(values.scrapes)
 const renders = quick ? 4 : Number(values.renders)
-const soakSeconds = values.soak !== undefined ? Number(values.soak) : quick ? 240 : 0
+const soakSeconds = values.soak !== undefined ? Number(values.soak) : quick ? 180 : 0
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const databaseUrl = process.env.DATABASE_URL || undefined
 const appName = `sift-bench-cluster-${process.pid}`
@@ -367,8 +367,9 @@ try {
       // Both readings under traffic: at the 5th minute of a 30-minute soak (N/6; a short one, N/2: under this traffic an
       // api's RSS rises for about 90 s while V8 sizes its heap; 2 s samples of a 240 s soak read 304 MB at the start,
       // 629 at 30 s, 747 at 70 s, 822 at 90 s, then 816-826 MB to the end, so a first reading at 30 s of a 90 s soak
-      // measured the warm-up; on a busier machine (CI) a reading at 90 s of a 180 s soak still caught its end once,
-      // 729 -> 813 MB, so the short soak is 240 s, read at 120 s) and 2 s before the end.
+      // measured the warm-up; on a busier machine the warm-up runs longer: CI read 729 -> 813 MB at 90 s and 178 s once,
+      // and a 240 s soak read 692 -> 816 MB at 120 s and 238 s, beside other work. A longer short soak would not fit
+      // `bench all --quick`'s five minutes a bench: only the long soak tells) and 2 s before the end.
       // RSS under load follows V8's collection cycle (the heap grows to a few times what is live, then is collected: an
       // api's RSS read once a minute went 550-755 MB in a 15-minute soak while its heap after a full collection stayed
       // at 154-156 MB), so each reading's RSS is the median of the samples taken every 2 s over the minute before it (a

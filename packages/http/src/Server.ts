@@ -256,7 +256,8 @@ const runWith = <E>(config: ServiceConfig.ServiceConfig, application: Applicatio
         jobsOnly: config.role === "worker"
       }).pipe(Scope.extend(scope))
       yield* Effect.logDebug(`port open on ${open.url}; answering 503 until ready`)
-      const storage = yield* Layer.buildWithScope(Sql.layerConfig({ lockInfo: { role: "serve" } }), scope)
+      // A server keeps the PostgreSQL connections it opens (its job queue's too): no closing and reopening between bursts.
+      const storage = yield* Layer.buildWithScope(Sql.layerConfig({ lockInfo: { role: "serve" }, holdConnections: true }), scope)
       const database = Context.get(storage, Sql.Database)
       readiness.connected(database)
       yield* Migrations.run({ store: Migrations.store, ...application.migrations }).pipe(Effect.provide(storage))

@@ -104,7 +104,12 @@ export interface LayerOptions {
    * it is what finds a job past its `expireInSeconds` (its worker died) and queues its retry.
    */
   readonly maintenanceIntervalSeconds?: number | undefined
+  /** On PostgreSQL, pg-boss's pool keeps the connections it opens (see `Sql.layerPg`'s `holdConnections`). */
+  readonly holdConnections?: boolean | undefined
 }
+
+/** pg-boss's pool size on PostgreSQL. */
+const JOB_CONNECTIONS = 4
 
 /** pg-boss's default is 120 s; a dead worker's job should wait its expiry and not much more before it is retried. */
 const MAINTENANCE_INTERVAL_SECONDS = 30
@@ -138,7 +143,9 @@ export const make = (options: LayerOptions = {}): Effect.Effect<JobQueueShape, J
     const boss = database.backend === "postgres"
       ? new PgBoss({
         connectionString: Redacted.value(Option.getOrThrow(database.url)),
-        max: 4,
+        max: JOB_CONNECTIONS,
+        // node-postgres's pool option, which pg-boss passes on (its types do not list it).
+        ...(options.holdConnections === true ? { min: JOB_CONNECTIONS } : {}),
         application_name: "sift-jobs",
         ...(options.schema === undefined ? {} : { schema: options.schema }),
         supervise: options.supervise ?? true,

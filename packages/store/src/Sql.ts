@@ -117,6 +117,9 @@ const preparing = (pool: Pg.Pool): Pg.Pool => {
   return pool
 }
 
+/** node-postgres's pool size unless set. */
+const DEFAULT_MAX_CONNECTIONS = 10
+
 /**
  * A real PostgreSQL through `@effect/sql-pg`, on a pool of node-postgres's made here (to keep `PREPARED` statements
  * prepared), as `@effect/sql-pg` makes its own.
@@ -124,7 +127,19 @@ const preparing = (pool: Pg.Pool): Pg.Pool => {
  * @category layers
  */
 export const layerPg = (
-  options: { readonly url: Redacted.Redacted; readonly maxConnections?: number | undefined }
+  options: {
+    readonly url: Redacted.Redacted
+    /** The pool's size (default 10). */
+    readonly maxConnections?: number | undefined
+    /**
+     * Keeps every connection the pool opens (up to its size) instead of closing one idle for `idleTimeoutMs`: a server
+     * under bursty traffic (monitors firing each minute, batches) then does not close and reopen PostgreSQL backends
+     * between bursts, and the connections it holds stay at the most it has needed.
+     */
+    readonly holdConnections?: boolean | undefined
+    /** How long a connection the pool does not hold may stay idle (default 10 s). */
+    readonly idleTimeoutMs?: number | undefined
+  }
 ): Layer.Layer<SqlClient.SqlClient | PgClient.PgClient | Database, SqlError> => {
   const database = Layer.effect(
     Database,
@@ -143,7 +158,14 @@ export const layerPg = (
   const acquire = Effect.acquireRelease(
     Effect.tryPromise({
       try: async () => {
-        const pool = preparing(new Pg.Pool({ connectionString: Redacted.value(options.url), max: options.maxConnections, application_name: "@effect/sql-pg" }))
+        const max = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS
+        const pool = preparing(new Pg.Pool({
+          connectionString: Redacted.value(options.url),
+          max,
+          min: options.holdConnections === true ? max : 0,
+          idleTimeoutMillis: options.idleTimeoutMs ?? 10_000,
+          application_name: "@effect/sql-pg"
+        }))
         // A connection's error reaches the query that was using it; the pool drops the connection.
         pool.on("error", () => {})
         try {
@@ -168,7 +190,11 @@ export const layerPg = (
  * @category layers
  */
 export const layerConfig = (
-  options: { readonly lockInfo?: DataDirLock.LockInfo | undefined } = {}
+  options: {
+    readonly lockInfo?: DataDirLock.LockInfo | undefined
+    /** On PostgreSQL, the pool keeps the connections it opens (`layerPg`'s `holdConnections`): for a server. */
+    readonly holdConnections?: boolean | undefined
+  } = {}
 ): Layer.Layer<
   SqlClient.SqlClient | Database,
   SqlError | DataDirLock.DataDirLocked | ConfigError.ConfigError
@@ -177,7 +203,7 @@ export const layerConfig = (
     Effect.gen(function*() {
       const url = yield* Config.option(Config.redacted("DATABASE_URL"))
       if (Option.isSome(url) && Redacted.value(url.value) !== "") {
-        return layerPg({ url: url.value }) as Layer.Layer<SqlClient.SqlClient | Database, SqlError>
+        return layerPg({ url: url.value, holdConnections: options.holdConnections }) as Layer.Layer<SqlClient.SqlClient | Database, SqlError>
       }
       const dir = yield* Config.withDefault(Config.string("SIFT_DATA_DIR"), "./.sift")
       const sharedBuffersMb = yield* Config.withDefault(

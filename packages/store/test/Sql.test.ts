@@ -255,3 +255,34 @@ describe.skipIf(postgresUrl === null)(
       }).pipe(Effect.scoped), 60_000)
   }
 )
+
+describe.skipIf(postgresUrl === null)(
+  postgresUrl === null ? "postgres pool (skipped: no PostgreSQL)" : "postgres pool",
+  () => {
+    it.live("a pool holding its connections keeps every one it opened past the idle timeout; one that does not closes them", () =>
+      Effect.gen(function*() {
+        const admin = yield* Layer.build(Sql.layerPg({ url: Redacted.make(postgresUrl!) }))
+        const held = (name: string) =>
+          Effect.map(
+            Effect.provide(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+              sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = ${name}`), admin),
+            (rows) => rows[0]!.n
+          )
+        const opened = (holdConnections: boolean) =>
+          Effect.gen(function*() {
+            const name = `pool_${unique()}`
+            const url = new URL(postgresUrl!)
+            url.searchParams.set("application_name", name)
+            const context = yield* Layer.build(Sql.layerPg({ url: Redacted.make(url.toString()), maxConnections: 3, holdConnections, idleTimeoutMs: 200 }))
+            const sql = Context.get(context, SqlClient.SqlClient)
+            // Three statements at once: three connections.
+            yield* Effect.all([1, 2, 3].map(() => sql`SELECT pg_sleep(0.1)`), { concurrency: 3 })
+            const busy = yield* held(name)
+            yield* Effect.sleep("1 second")
+            return { busy, idle: yield* held(name) }
+          }).pipe(Effect.scoped)
+        expect(yield* opened(true)).toEqual({ busy: 3, idle: 3 })
+        expect(yield* opened(false)).toEqual({ busy: 3, idle: 0 })
+      }).pipe(Effect.scoped), 60_000)
+  }
+)

@@ -23,6 +23,8 @@ export const layerJobQueue = (options: JobQueue.LayerOptions = {}) =>
         // Shutdown is bounded once: running jobs get the same time as requests in flight, then pg-boss fails them
         // back to the queue (retried by whichever worker polls next).
         stopTimeout: options.stopTimeout ?? config?.shutdownTimeoutMs,
+        // A server (its configuration is here) keeps its queue's connections, as its SQL pool does.
+        holdConnections: options.holdConnections ?? config !== undefined,
         // Without the server's configuration (the API layer embedded, as in tests), `SIFT_JOBS_SCHEMA` is read here.
         schema: options.schema ?? config?.jobsSchema ?? (yield* Effect.orDie(jobsSchemaConfig))
       })

@@ -13,10 +13,10 @@
  *    cache hits, static scrapes, rendered pages and maps; manual runs of three monitors (each with a webhook to a
  *    local receiver) every minute (the short variant: every N/6 s); a 50-URL batch every two minutes (short: every
  *    N/3 s). Each process's RSS, open file descriptors and Chromium processes, and the PostgreSQL connections of both,
- *    are read under traffic at N/6 (the 5th minute of a 30-minute soak; under 10 minutes, past the warm-up: N/2) and 2 s before the
- *    end (RSS: the median of samples every 2 s over the minute before; connections: the most held in it): flat within
- *    10% is the target. Errors are
- *    answers other than 2xx; the batches and webhook deliveries are counted at the end.
+ *    are read under traffic at N/6 (the 5th minute of a 30-minute soak; under 10 minutes, past the warm-up: N/2) and
+ *    2 s before the end (RSS: the median of samples every 2 s over the minute before; connections: the most held in
+ *    it): flat within 10% is the target. Errors are answers other than 2xx; the batches and webhook deliveries are
+ *    counted at the end.
  *
  *   npm run bench -- cluster [--seconds 5] [--rounds 3] [--concurrency 32] [--scrapes 200] [--renders 20] [--soak 1800]
  *   npm run bench -- cluster --quick
@@ -374,9 +374,9 @@ try {
       // api's RSS read once a minute went 550-755 MB in a 15-minute soak while its heap after a full collection stayed
       // at 154-156 MB), so each reading's RSS is the median of the samples taken every 2 s over the minute before it (a
       // short soak: a third of the time before the first reading); descriptors and Chromium processes are read at the
-      // mark. PostgreSQL connections are the most held over that minute (read every 2 s): pools open connections as
-      // requests need them and close idle ones, so one reading catches the pools wherever they are (8 and 10 in one
-      // 30-minute soak, of the 28 both may hold).
+      // mark. PostgreSQL connections are the most held over that minute (read every 2 s): a server's pools keep the
+      // connections they open, so the count is the most the traffic has needed (17 at both readings of a 30-minute
+      // soak, of the 28 both may hold); when pools still closed idle ones it followed each minute's traffic (12 -> 9).
       const firstAtS = soakSeconds >= 600 ? soakSeconds / 6 : soakSeconds / 2
       const windowMs = Math.min(60_000, (firstAtS * 1000) / 3)
       const rssSamples: Array<{ at: number; rssMb: Array<number> }> = []

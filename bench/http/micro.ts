@@ -6,12 +6,14 @@
  *
  *   node --import tsx bench/http/micro.ts [requests] [cpu.cpuprofile] [heap.heapprofile]
  *
- * (without `--conditions=@sift/source` the packages' built JavaScript runs, so profiles have line numbers).
+ * (without `--conditions=@sift/source` the packages' built JavaScript runs, so profiles have line numbers). Each round
+ * also prints every thread's CPU per request (PGlite's thread, V8's helpers). `MICRO_SQL` is run on the service's
+ * database before measuring (to try a setting); `MICRO_POSTGRES` (a URL) runs it on PostgreSQL instead of PGlite.
  */
 import http from "node:http"
 import { Socket } from "node:net"
 import { syncBuiltinESMExports } from "node:module"
-import { readFileSync, writeFileSync } from "node:fs"
+import { readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { Session } from "node:inspector/promises"
 let captured: http.Server | undefined
 const original = http.createServer
@@ -37,15 +39,37 @@ const one = () => new Promise<string>((resolve) => {
 const flush = () => new Promise((r) => setTimeout(r, 80))
 // The database writer is given time to keep up (its thread is not measured), so its queue never grows.
 const batch = async (n: number) => { for (let i = 0; i < n; i += 32) { await Promise.all(Array.from({ length: 32 }, one)); if (i % 320 === 0) await flush() } }
+if (process.env.MICRO_SQL) {
+  const SqlClient = await import("@effect/sql/SqlClient")
+  const { Effect } = await import("effect")
+  await service.runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(process.env.MICRO_SQL!)) as any)
+}
 console.log(await one())
 await batch(20_000)
 const mainTicks = () => { const f = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8").split(") ")[1]!.split(" "); return Number(f[11]) + Number(f[12]) }
+// Every thread's CPU ticks by name (main thread "node"; PGlite's worker, V8's GC helpers, libuv's pool), to see where
+// the rest of "all threads" goes.
+const threadTicks = () => {
+  const byName = new Map<string, number>()
+  for (const tid of readdirSync(`/proc/self/task`)) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8")
+      const name = `${stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"))}${tid === String(process.pid) ? " (main)" : `#${tid}`}`
+      const f = stat.slice(stat.lastIndexOf(") ") + 2).split(" ")
+      byName.set(name, (byName.get(name) ?? 0) + Number(f[11]) + Number(f[12]))
+    } catch { /* a thread that ended */ }
+  }
+  return byName
+}
 const N = Number(process.argv[2] ?? 30_000)
 for (let r = 0; r < 3; r++) {
-  const t0 = mainTicks(); const w0 = performance.now(); const o0 = (globalThis as any).__ops ?? 0; const c0 = process.cpuUsage()
+  const threads0 = threadTicks(); const t0 = mainTicks(); const w0 = performance.now(); const o0 = (globalThis as any).__ops ?? 0; const c0 = process.cpuUsage()
   await batch(N)
   const c = process.cpuUsage(c0)
   console.log(`main thread ${((mainTicks() - t0) * 10_000 / N).toFixed(0)} µs CPU per request (all threads ${((c.user + c.system) / N).toFixed(0)} µs); wall ${((performance.now() - w0) * 1000 / N).toFixed(0)} µs${(globalThis as any).__ops === undefined ? "" : `; effect ops ${((((globalThis as any).__ops ?? 0) - o0) / N).toFixed(0)} per request`}`)
+  const threads1 = threadTicks()
+  console.log("  by thread (µs per request): " + [...threads1].map(([name, ticks]) => [name, (ticks - (threads0.get(name) ?? 0)) * 10_000 / N] as const)
+    .filter(([, us]) => us >= 1).sort((a, b) => b[1] - a[1]).map(([name, us]) => `${name} ${us.toFixed(0)}`).join(", "))
 }
 if (process.argv[4]) {
   const session = new Session(); session.connect()

@@ -66,6 +66,26 @@ describe("Pipeline.runMemoized", () => {
       expect(fetches()).toBe(1)
     }).pipe(Effect.scoped, Effect.provide(live)))
 
+  it.live("run options are told apart by their members: a fresh equal object shares the memo, other options do not", () =>
+    Effect.gen(function*() {
+      const site = yield* FixtureSite.scoped({ "/tide": FixtureSite.html(page("Nine")) })
+      const request = decode({ url: `${site.url}/tide`, formats: { markdown: true } })
+      const withLinks = yield* Pipeline.runMemoized(request, { links: true })
+      expect(withLinks.links).toEqual([`${site.url}/pier`])
+      // The same request object with other options: its own outcome (no links), not the one remembered above.
+      const without = yield* Pipeline.runMemoized(request, {})
+      expect(without.links).toEqual([])
+      expect(without.result.metadata).not.toBe(withLinks.result.metadata)
+      // Fresh objects equal to earlier ones (callers build one per request) meet their memos.
+      const again = yield* Pipeline.runMemoized(request, { links: true })
+      expect(again.links).toEqual([`${site.url}/pier`])
+      expect(again.result.metadata).toBe(withLinks.result.metadata)
+      const plain = yield* Pipeline.runMemoized(request, { pdfShouldParse: undefined })
+      expect(plain.links).toEqual([])
+      expect(plain.result.metadata).toBe(without.result.metadata)
+      expect(site.exchanges.filter((exchange) => exchange.path === "/tide").length).toBe(1)
+    }).pipe(Effect.scoped, Effect.provide(live)))
+
   it.live("a replaced cache entry is never answered with the outcome of the old one", () =>
     Effect.gen(function*() {
       const site = yield* FixtureSite.scoped({ "/tide": FixtureSite.html(page("Nine")) })

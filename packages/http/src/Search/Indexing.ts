@@ -45,10 +45,11 @@ export interface ReadPage {
 const indexable = (orgId: string, pages: ReadonlyArray<ReadPage>): Array<IndexedPage> => {
   const now = Date.now()
   return pages.flatMap(({ result }) => {
-    const page = pageOf(orgId, result, now)
-    if (page === undefined) return []
+    // A cache hit seen recently is settled before its row is built (the hot path of a cache hit).
     const key = `${orgId}\u0000${result.url}`
     if (result.cache_metadata.status === "hit" && seenRecently(key, now)) return []
+    const page = pageOf(orgId, result, now)
+    if (page === undefined) return []
     remember(key, now)
     return [page]
   })

@@ -73,7 +73,7 @@ for (let r = 0; r < 3; r++) {
 }
 if (process.argv[4]) {
   const session = new Session(); session.connect()
-  await session.post("HeapProfiler.enable"); await session.post("HeapProfiler.startSampling", { samplingInterval: 512, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } as any)
+  await session.post("HeapProfiler.enable"); await session.post("HeapProfiler.startSampling", { samplingInterval: 512, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: process.env.MICRO_PROMOTED === undefined } as any)
   await batch(N)
   const { profile } = await session.post("HeapProfiler.stopSampling")
   writeFileSync(process.argv[4], JSON.stringify(profile))

@@ -7,7 +7,9 @@
  *   node --import tsx bench/http/profile.ts [seconds] [out.cpuprofile] [--in-process]
  *
  * With PROFILE_POSTGRES set to a DATABASE_URL, the service runs on PostgreSQL (a schema of its own) instead of PGlite,
- * and the CPU its connections' backends used is printed too.
+ * and the CPU its connections' backends used is printed too. PROFILE_SNAPSHOT=file also writes a heap snapshot taken
+ * under load; PROFILE_SURVIVORS=file a sampling heap profile of the allocations no young collection freed (promoted to
+ * the old generation), or with PROFILE_LIVE set, of those still reachable at its end.
  *
  * (without `--conditions=@sift/source` the packages' built JavaScript runs, so the profile has line numbers).
  */
@@ -92,5 +94,27 @@ await load(seconds)
 const { profile } = await session.post("Profiler.stop")
 writeFileSync(out, JSON.stringify(profile))
 console.log(`profile: ${out}`)
+if (process.env.PROFILE_SNAPSHOT !== undefined) {
+  // A heap snapshot taken under load (after its own full collection): what is still reachable then, requests included.
+  const { createWriteStream } = await import("node:fs")
+  const file = createWriteStream(process.env.PROFILE_SNAPSHOT)
+  session.on("HeapProfiler.addHeapSnapshotChunk", (message) => file.write(message.params.chunk))
+  const loading = load(4)
+  await new Promise((resolve) => setTimeout(resolve, 2_000))
+  await session.post("HeapProfiler.takeHeapSnapshot", { reportProgress: false })
+  file.end()
+  await loading
+  console.log(`snapshot: ${process.env.PROFILE_SNAPSHOT}`)
+}
+if (process.env.PROFILE_SURVIVORS !== undefined) {
+  // A sampling heap profile of what outlives young collections (promoted to the old generation, or still live): the
+  // allocations that make scavenges slow and major collections frequent.
+  await session.post("HeapProfiler.enable")
+  await session.post("HeapProfiler.startSampling", { samplingInterval: 512, includeObjectsCollectedByMajorGC: process.env.PROFILE_LIVE === undefined, includeObjectsCollectedByMinorGC: false } as any)
+  const counted = await load(seconds)
+  const { profile: heap } = await session.post("HeapProfiler.stopSampling")
+  writeFileSync(process.env.PROFILE_SURVIVORS, JSON.stringify(heap))
+  console.log(`survivors: ${process.env.PROFILE_SURVIVORS} (${counted} requests)`)
+}
 await service.close()
 origin.close()

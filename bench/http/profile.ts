@@ -9,7 +9,7 @@
  * With PROFILE_POSTGRES set to a DATABASE_URL, the service runs on PostgreSQL (a schema of its own) instead of PGlite,
  * and the CPU its connections' backends used is printed too. PROFILE_SNAPSHOT=file also writes a heap snapshot taken
  * under load; PROFILE_SURVIVORS=file a sampling heap profile of the allocations no young collection freed (promoted to
- * the old generation), or with PROFILE_LIVE set, of those still reachable at its end.
+ * the old generation), or with PROFILE_LIVE set, of those still reachable at its end. PROFILE_PATH replaces the path.
  *
  * (without `--conditions=@sift/source` the packages' built JavaScript runs, so the profile has line numbers).
  */
@@ -25,7 +25,7 @@ const seconds = Number(args[0] ?? "5")
 const out = args[1] ?? "http.cpuprofile"
 const origin = await startOrigin()
 const service = await startService("http-profile", process.env.PROFILE_POSTGRES === undefined ? {} : { postgres: process.env.PROFILE_POSTGRES })
-const path = `/v1/web/scrape/markdown?url=${encodeURIComponent(origin.url)}`
+const path = process.env.PROFILE_PATH ?? `/v1/web/scrape/markdown?url=${encodeURIComponent(origin.url)}`
 
 /** Runs the load for `s` seconds; resolves to the number of requests answered. */
 const load = async (s: number): Promise<number> => {

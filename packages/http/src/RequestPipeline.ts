@@ -69,7 +69,8 @@ export interface Plan<A> {
 export interface Delivered {
   readonly body: Record<string, unknown>
   /**
-   * Members of the body already serialized (JSON members without the braces, e.g. `"a":1,"b":[2]`), sent before those
+   * Members of the body already serialized by `stringify` (JSON members without the braces, e.g. `"a":1,"b":[2]`; the
+   * request log relies on it: no raw control character), sent before those
    * of `body`: a handler that answers the same large members again and again serializes them once.
    */
   readonly serialized?: string
@@ -438,7 +439,9 @@ export const serve = <A, E1 extends ErrorMapping.CodedError, R1, E2 extends Erro
           zdr,
           userAgent: request.headers["user-agent"] ?? null,
           input: zdr ? null : { query: redactQuery(search, params), ...(body === undefined ? {} : { body: redact(body) }) },
-          response: zdr ? null : outcome.serialized === undefined ? redactJsonText(sent.text) : redactJsonParts(outcome.serialized, sent.members)
+          response: zdr ? null : outcome.serialized === undefined ? redactJsonText(sent.text) : redactJsonParts(outcome.serialized, sent.members),
+          // Both made by `stringify` (a handler's serialized members too), and redaction adds no control character.
+          responseIsJson: true
         }
       }
       const settled = Tracing.stage("charge and log", log.settle({ charge: outcome.charge === undefined ? undefined : { ledger, charge: outcome.charge }, entry }))

@@ -13,13 +13,14 @@
 import http from "node:http"
 import { Socket } from "node:net"
 import { syncBuiltinESMExports } from "node:module"
-import { readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { writeFileSync } from "node:fs"
 import { Session } from "node:inspector/promises"
 let captured: http.Server | undefined
 const original = http.createServer
 ;(http as any).createServer = (...args: Array<any>) => (captured = (original as any)(...args))
 syncBuiltinESMExports()
 const { startOrigin, startService } = await import("../support/service.js")
+const { threadTicks } = await import("./threads.js")
 const origin = await startOrigin()
 const service = await startService("http-micro", process.env.MICRO_POSTGRES === undefined ? {} : { postgres: process.env.MICRO_POSTGRES })
 const path = process.env.MICRO_PATH ?? `/v1/web/scrape/markdown?url=${encodeURIComponent(origin.url)}`
@@ -46,21 +47,8 @@ if (process.env.MICRO_SQL) {
 }
 console.log(await one())
 await batch(20_000)
-const mainTicks = () => { const f = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8").split(") ")[1]!.split(" "); return Number(f[11]) + Number(f[12]) }
-// Every thread's CPU ticks by name (main thread "node"; PGlite's worker, V8's GC helpers, libuv's pool), to see where
-// the rest of "all threads" goes.
-const threadTicks = () => {
-  const byName = new Map<string, number>()
-  for (const tid of readdirSync(`/proc/self/task`)) {
-    try {
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8")
-      const name = `${stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"))}${tid === String(process.pid) ? " (main)" : `#${tid}`}`
-      const f = stat.slice(stat.lastIndexOf(") ") + 2).split(" ")
-      byName.set(name, (byName.get(name) ?? 0) + Number(f[11]) + Number(f[12]))
-    } catch { /* a thread that ended */ }
-  }
-  return byName
-}
+// The main thread's ticks (the service's own work); the others' are printed by thread too.
+const mainTicks = () => threadTicks().get("main")!.total
 const N = Number(process.argv[2] ?? 30_000)
 for (let r = 0; r < 3; r++) {
   const threads0 = threadTicks(); const t0 = mainTicks(); const w0 = performance.now(); const o0 = (globalThis as any).__ops ?? 0; const c0 = process.cpuUsage()
@@ -68,7 +56,7 @@ for (let r = 0; r < 3; r++) {
   const c = process.cpuUsage(c0)
   console.log(`main thread ${((mainTicks() - t0) * 10_000 / N).toFixed(0)} µs CPU per request (all threads ${((c.user + c.system) / N).toFixed(0)} µs); wall ${((performance.now() - w0) * 1000 / N).toFixed(0)} µs${(globalThis as any).__ops === undefined ? "" : `; effect ops ${((((globalThis as any).__ops ?? 0) - o0) / N).toFixed(0)} per request`}`)
   const threads1 = threadTicks()
-  console.log("  by thread (µs per request): " + [...threads1].map(([name, ticks]) => [name, (ticks - (threads0.get(name) ?? 0)) * 10_000 / N] as const)
+  console.log("  by thread (µs per request): " + [...threads1].map(([name, ticks]) => [name, (ticks.total - (threads0.get(name)?.total ?? 0)) * 10_000 / N] as const)
     .filter(([, us]) => us >= 1).sort((a, b) => b[1] - a[1]).map(([name, us]) => `${name} ${us.toFixed(0)}`).join(", "))
 }
 if (process.argv[4]) {

@@ -17,6 +17,7 @@ import { execFile } from "node:child_process"
 import { readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { Session } from "node:inspector/promises"
 import { Pool } from "undici"
+import { threadTicks } from "./threads.js"
 import { startOrigin, startService } from "../support/service.js"
 
 const args = process.argv.slice(2).filter((arg) => arg !== "--in-process")
@@ -48,14 +49,6 @@ const load = async (s: number): Promise<number> => {
   await pool.close()
   return count
 }
-
-// Linux only: ticks (10 ms) of each of this process's threads, in all (user + system) and in the kernel (system).
-const threadTicks = () =>
-  new Map(readdirSync("/proc/self/task").map((tid) => {
-    const fields = readFileSync(`/proc/self/task/${tid}/stat`, "utf8").split(") ")[1]!.split(" ")
-    const system = Number(fields[12])
-    return [tid === String(process.pid) ? "main" : tid, { total: Number(fields[11]) + system, system }] as const
-  }))
 
 // Linux only: user + system ticks of each PostgreSQL backend of `sift_test` (the pool's, and any other's on the machine).
 const backendTicks = () =>

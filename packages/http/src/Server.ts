@@ -97,19 +97,30 @@ export const layerListener = (
 
 const noTrustedProxies = parseTrustedProxies("") as TrustedProxies
 
-/** Resolves with the name of the first SIGINT or SIGTERM; a second one ends the process at once. */
-const awaitSignal: Effect.Effect<string> = Effect.async<string>((resume) => {
+/**
+ * Listens for SIGINT and SIGTERM from now on (before the caller says it is listening, so a signal sent as soon as the
+ * line is read is never met by Node's default action, an exit without shutting down); the effect it gives resolves
+ * with the first one's name, and a second one ends the process at once. Interrupted, it stops listening.
+ */
+const listenForSignals = (): Effect.Effect<string> => {
+  let received: string | undefined
+  let wake: ((signal: string) => void) | undefined
   const handlers = (["SIGINT", "SIGTERM"] as const).map((signal) => {
     const handler = () => {
       process.once("SIGINT", forceExit)
       process.once("SIGTERM", forceExit)
-      resume(Effect.succeed(signal))
+      received ??= signal
+      wake?.(signal)
     }
     process.once(signal, handler)
     return [signal, handler] as const
   })
-  return Effect.sync(() => handlers.forEach(([signal, handler]) => process.off(signal, handler)))
-})
+  return Effect.async<string>((resume) => {
+    if (received !== undefined) return resume(Effect.succeed(received))
+    wake = (signal) => resume(Effect.succeed(signal))
+    return Effect.sync(() => handlers.forEach(([signal, handler]) => process.off(signal, handler)))
+  })
+}
 
 const forceExit = () => {
   process.stderr.write(JSON.stringify({ time: new Date().toISOString(), level: "warn", msg: "second signal: exiting now" }) + "\n")
@@ -297,12 +308,13 @@ const runWith = <E>(config: ServiceConfig.ServiceConfig, application: Applicatio
     }).pipe(Effect.onError(() => Scope.close(scope, Exit.void)))
 
     const { open } = started
+    const signalled = options.until === undefined ? listenForSignals() : undefined
     yield* Effect.log(`listening on ${open.url}`).pipe(Effect.annotateLogs({ url: open.url, role: config.role, ...started.database }))
     if (LogLevel.lessThanEqual(config.logLevel, LogLevel.Info)) {
       process.stderr.write(startupBanner(config, open.url, started.backend) + "\n")
     }
 
-    const reason = yield* (options.until === undefined ? awaitSignal : Effect.as(options.until, "stop requested"))
+    const reason = yield* (signalled ?? Effect.as(options.until!, "stop requested"))
     readiness.stopping()
     // Draining: /ready answers 503 while everything else is still served, long enough for a load balancer polling it
     // to stop sending new requests here before the port closes (a second signal ends the process at once).

@@ -4,7 +4,7 @@ import * as fs from "node:fs"
 import * as https from "node:https"
 import * as os from "node:os"
 import * as path from "node:path"
-import { type Entry, startServer, stopServer } from "./support/process.js"
+import { type Entry, jsonLines, spawnNode, startServer, stopServer } from "./support/process.js"
 
 // The runtime alone, with a stand-in application; the real executable is covered in Sift.test.ts.
 const entry: Entry = "standIn"
@@ -34,6 +34,24 @@ describe("sift serve", () => {
     expect(typeof access?.time).toBe("string")
     expect(server.lines.at(-1)?.msg).toBe("stopped")
     // The lock is released: nothing owns the directory any more.
+    expect(fs.existsSync(path.join(dir, "sift.lock"))).toBe(false)
+  })
+
+  it("shuts down gracefully (exit 0, 'stopped') on a SIGTERM sent the moment its start-up line is written", async () => {
+    const dir = tempDir()
+    // Not startServer (it polls the output): the signal goes from the very chunk that holds the line, as an
+    // orchestrator reading the log could send it. Node's default action would end the process by the signal.
+    const spawned = spawnNode([path.join(import.meta.dirname, "support/standIn.ts"), "--port", "0", "--data-dir", dir], {})
+    let sent = false
+    spawned.child.stderr!.on("data", () => {
+      if (!sent && spawned.stderr().includes('"listening on ')) {
+        sent = true
+        spawned.child.kill("SIGTERM")
+      }
+    })
+    expect(await spawned.exited).toBe(0)
+    expect(sent).toBe(true)
+    expect(jsonLines(spawned.stderr()).at(-1)?.msg).toBe("stopped")
     expect(fs.existsSync(path.join(dir, "sift.lock"))).toBe(false)
   })
 

@@ -339,11 +339,18 @@ export class RequestLog extends Effect.Service<RequestLog>()("@sift/http/Request
     const write = (queued: ReadonlyArray<Queued>): Effect.Effect<ReadonlyArray<number | undefined>, SqlError> => {
       const batch = queued.map((item) => item.settlement)
       const done = batch.map(() => undefined)
-      const records = queued.map((item) => item.record)
-      // The entry prepared at submission when it was given what this batch gives it, else made now.
-      const entryOf = (i: number, remaining: number | PendingBalance | undefined) => {
-        const item = queued[i]!
-        return item.entry !== undefined && item.preparedWith === remaining ? item.entry : batch[i]!.entry(remaining)
+      // Each entry as this group gives it: the one prepared when it was queued (with its record) when it was given
+      // the same, else made now (its record then made with the group's rows).
+      const entriesFor = (remainingOf: (i: number) => number | PendingBalance | undefined) => {
+        const entries: Array<Entry> = []
+        const records: Array<string | undefined> = []
+        queued.forEach((item, i) => {
+          const remaining = remainingOf(i)
+          const ready = item.entry !== undefined && item.preparedWith === remaining
+          entries.push(ready ? item.entry! : item.settlement.entry(remaining))
+          records.push(ready ? item.record : undefined)
+        })
+        return { entries, records }
       }
       const ledgers = new Map<CreditLedger.CreditLedger, Array<number>>()
       batch.forEach((settlement, i) => {
@@ -352,7 +359,12 @@ export class RequestLog extends Effect.Service<RequestLog>()("@sift/http/Request
         if (indices === undefined) ledgers.set(settlement.charge.ledger, [i])
         else indices.push(i)
       })
-      if (ledgers.size === 0) return Effect.as(Effect.suspend(() => insertAlone(batch.map((_, i) => entryOf(i, undefined)), records)), done)
+      if (ledgers.size === 0) {
+        return Effect.as(Effect.suspend(() => {
+          const { entries, records } = entriesFor(() => undefined)
+          return insertAlone(entries, records)
+        }), done)
+      }
       const only = ledgers.size === 1 ? [...ledgers][0]! : undefined
       const settleWith = only?.[0].settleWith
       if (only !== undefined && settleWith !== undefined) {
@@ -360,7 +372,7 @@ export class RequestLog extends Effect.Service<RequestLog>()("@sift/http/Request
         const charged: Array<number | null> = batch.map(() => null)
         indices.forEach((index, j) => (charged[index] = j))
         return Effect.suspend(() => {
-          const entries = batch.map((_, i) => entryOf(i, charged[i] === null ? undefined : pending))
+          const { entries, records } = entriesFor((i) => charged[i] === null ? undefined : pending)
           return Effect.map(
             settleWith(indices.map((i) => batch[i]!.charge!.charge), (balances) => insertCharged(entries, records, charged, balances)),
             (balances) => charged.map((j) => j === null ? undefined : balances[j])
@@ -374,12 +386,10 @@ export class RequestLog extends Effect.Service<RequestLog>()("@sift/http/Request
           return rows()
         })
       const [last, ...others] = [...ledgers].reverse()
-      const all = settle(last!, () =>
-        insertEntries(
-          batch.map((_, i) => entryOf(i, remaining[i])),
-          false,
-          queued.map((item, i) => item.preparedWith === remaining[i] ? item.record : undefined)
-        ))
+      const all = settle(last!, () => {
+        const { entries, records } = entriesFor((i) => remaining[i])
+        return insertEntries(entries, false, records)
+      })
       // One ledger in practice (the application's); others charge first, all in one transaction.
       return Effect.as(
         others.length === 0 ? all : sql.withTransaction(Effect.zipRight(Effect.forEach(others, (group) => settle(group, () => sql`SELECT 1`), { discard: true }), all)),
